@@ -1,0 +1,149 @@
+# kvec-aio: build a patched linux-source-6.1, boot it in QEMU, test, bench.
+# "make help" lists the targets.
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+MAKEFLAGS += --no-print-directory
+
+TOP      := $(CURDIR)
+BUILD    := $(TOP)/build
+TARBALL  ?= /usr/src/linux-source-6.1.tar.xz
+TREE     := $(BUILD)/linux
+KOBJ     := $(BUILD)/obj
+BZIMAGE  := $(KOBJ)/arch/x86/boot/bzImage
+FRAGMENT ?= $(TOP)/qemu/kvec.config
+SERIES   := $(TOP)/series
+PATCHES  := $(shell sed -e 's/\#.*//' $(SERIES) 2>/dev/null)
+JOBS     ?= $(shell nproc)
+CCACHE   := $(shell command -v ccache 2>/dev/null)
+KMAKE    := $(MAKE) -C $(TREE) O=$(KOBJ) -j$(JOBS) \
+	    $(if $(CCACHE),CC="ccache gcc") KBUILD_BUILD_TIMESTAMP=kvec-aio \
+	    KBUILD_BUILD_USER=kvec KBUILD_BUILD_HOST=qemu
+QRUN     := $(TOP)/qemu/run
+# Test devices: brd (stores data) and null_blk (does not); 256 MiB, 4 GiB.
+GUEST_DEVS := brd.rd_nr=1 brd.rd_size=262144 null_blk.nr_devices=1 null_blk.gb=4
+
+APT_PKGS := linux-source-6.1 gcc make git qemu-system-x86 libaio-dev fio bc \
+	    bison flex libelf-dev libssl-dev dwarves cpio ccache gnuplot-nox \
+	    jq python3 kmod
+
+.PHONY: help setup tree kernel userspace test bench refresh checkpatch clean
+
+help:
+	@echo "kvec-aio targets:"
+	@echo "  setup       install missing Debian packages (root; else prints the command)"
+	@echo "  tree        extract $(notdir $(TARBALL)) into build/linux, apply the series"
+	@echo "  kernel      configure (tinyconfig + qemu/kvec.config, verified) and build bzImage"
+	@echo "  userspace   build the libaio tests and tools into build/userspace"
+	@echo "  test        setup, kernel, userspace, then run the suite in a QEMU guest"
+	@echo "  bench       setup, kernel, userspace, then run the benchmark matrix (QUICK=1: subset)"
+	@echo "  refresh     format-patch build/linux's commits back into kvec/, aio-glue/ and series"
+	@echo "  checkpatch  scripts/checkpatch.pl --strict on every patch in the series"
+	@echo "  clean       remove build/ (kernel tree, objects, results of runs)"
+	@echo "  help        this list"
+
+setup:
+	@missing=$$(for p in $(APT_PKGS); do \
+		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; \
+	done | xargs); \
+	if [ -z "$$missing" ]; then exit 0; fi; \
+	cmd="apt-get install -y --no-install-recommends $$missing"; \
+	if [ "$$(id -u)" != 0 ]; then \
+		echo "setup: missing packages: $$missing" >&2; \
+		echo "setup: run as root: apt-get update && $$cmd" >&2; exit 1; \
+	fi; \
+	echo "setup: installing $$missing"; \
+	export DEBIAN_FRONTEND=noninteractive; \
+	apt-get update -qq && $$cmd -qq >/dev/null
+
+# The tree is a git repository (added with -f: Debian's .gitignore hides all) whose first commit is the pristine source
+# ("base"); the series is applied on top with git am.  The stamp records the
+# series' content, so a changed patch re-applies and nothing else does.
+$(BUILD)/.tree-stamp: $(SERIES) $(PATCHES) | $(TARBALL)
+	@mkdir -p $(BUILD)
+	@if ! git -C $(TREE) rev-parse -q --verify base >/dev/null 2>&1; then \
+		echo "tree: extracting $(TARBALL)"; \
+		rm -rf $(TREE) $(BUILD)/linux-source-6.1; \
+		tar -xJf $(TARBALL) -C $(BUILD); \
+		mv $(BUILD)/linux-source-6.1 $(TREE); \
+		cd $(TREE) && git init -q && git add -f -A . && \
+		git -c user.name=kvec-aio -c user.email=kvec-aio@localhost \
+			commit -q -m "linux-source-6.1 (pristine)" && git tag base; \
+	fi
+	@cd $(TREE) && git am --abort >/dev/null 2>&1 || true
+	@cd $(TREE) && git reset -q --hard base && git clean -qfd
+	@cd $(TREE) && for p in $(PATCHES); do \
+		echo "tree: applying $$p"; \
+		git -c user.name=kvec-aio -c user.email=kvec-aio@localhost \
+			am -q --committer-date-is-author-date $(TOP)/$$p || \
+			{ echo "tree: $$p does not apply" >&2; exit 1; }; \
+	done
+	@touch $@
+
+tree: $(BUILD)/.tree-stamp
+
+$(TARBALL):
+	@echo "tree: $(TARBALL) missing: make setup (package linux-source-6.1)" >&2; exit 1
+
+# tinyconfig + our fragment; every option the fragment asks for must survive
+# olddefconfig, or the guest would silently lack it.
+$(KOBJ)/.config: $(BUILD)/.tree-stamp $(FRAGMENT)
+	@mkdir -p $(KOBJ)
+	@$(KMAKE) tinyconfig >/dev/null
+	@cd $(KOBJ) && $(TREE)/scripts/kconfig/merge_config.sh -m -O $(KOBJ) \
+		$(KOBJ)/.config $(FRAGMENT) >/dev/null
+	@$(KMAKE) olddefconfig >/dev/null
+	@bad=0; while read -r line; do \
+		case "$$line" in \
+		CONFIG_*=n) opt=$${line%%=*}; \
+			grep -qx "$$opt=[ym].*" $(KOBJ)/.config && { echo "kernel: $$opt is set, fragment wants it off" >&2; bad=1; } ;; \
+		CONFIG_*=*) grep -qxF "$$line" $(KOBJ)/.config || \
+			{ echo "kernel: $$line requested by $(notdir $(FRAGMENT)) but Kconfig gave: $$(grep -E "^(# )?$${line%%=*}[= ]" $(KOBJ)/.config || echo 'nothing (unknown or unmet dependency)')" >&2; bad=1; } ;; \
+		esac; \
+	done < <(grep -E '^CONFIG_' $(FRAGMENT)); \
+	if [ $$bad != 0 ]; then rm -f $@; exit 1; fi
+
+kernel: $(KOBJ)/.config
+	@echo "kernel: building bzImage$(if $(CCACHE), (ccache))"
+	@$(KMAKE) bzImage > $(BUILD)/kernel-build.log 2>&1 || \
+		{ tail -n 40 $(BUILD)/kernel-build.log >&2; exit 1; }
+	@grep -E 'warning:' $(BUILD)/kernel-build.log >&2 || true
+	@echo "kernel: $$(cat $(KOBJ)/include/config/kernel.release) -> build/obj/arch/x86/boot/bzImage"
+
+userspace:
+	@$(MAKE) -C userspace O=$(BUILD)/userspace
+
+test: setup
+	@$(MAKE) kernel userspace
+	@$(QRUN) --cpus 2 --mem 2G --timeout 1800 --append "$(GUEST_DEVS)" \
+		-- $(TOP)/userspace/tests/run
+
+bench: setup
+	@$(MAKE) kernel userspace
+	@$(TOP)/benchmarks/run $(if $(QUICK),--quick)
+
+# Patches whose subject starts with "aio:" belong to the fs/aio.c glue, the
+# rest to the kvec core.
+refresh:
+	@cd $(TREE) && n=$$(git rev-list --count base..HEAD); \
+	rm -f $(TOP)/kvec/*.patch $(TOP)/aio-glue/*.patch; \
+	tmp=$$(mktemp -d); \
+	git format-patch -q --zero-commit --no-signature -o $$tmp base..HEAD; \
+	: > $(SERIES).new; \
+	for f in $$tmp/*.patch; do \
+		if grep -q '^Subject: \[PATCH[^]]*\] aio:' $$f; then d=aio-glue; else d=kvec; fi; \
+		mv $$f $(TOP)/$$d/; echo "$$d/$$(basename $$f)" >> $(SERIES).new; \
+	done; rmdir $$tmp; \
+	{ echo "# kvec-aio patch series, applied in order on linux-source-6.1 by make tree"; \
+	  cat $(SERIES).new; } > $(SERIES); rm -f $(SERIES).new; \
+	echo "refresh: $$n patches"; touch $(BUILD)/.tree-stamp
+
+checkpatch: $(BUILD)/.tree-stamp
+	@fail=0; for p in $(PATCHES); do \
+		if $(TREE)/scripts/checkpatch.pl --strict --no-tree -q $(TOP)/$$p; then \
+			echo "checkpatch: $$p clean"; else fail=1; fi; \
+	done; \
+	echo "checkpatch: $(words $(PATCHES)) patches checked"; exit $$fail
+
+clean:
+	rm -rf $(BUILD)
