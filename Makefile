@@ -125,7 +125,7 @@ bench: setup
 # Patches whose subject starts with "aio:" belong to the fs/aio.c glue, the
 # rest to the kvec core.
 refresh:
-	@cd $(TREE) && n=$$(git rev-list --count base..HEAD); \
+	@shopt -s nullglob; cd $(TREE) && n=$$(git rev-list --count base..HEAD); \
 	rm -f $(TOP)/kvec/*.patch $(TOP)/aio-glue/*.patch; \
 	tmp=$$(mktemp -d); \
 	git format-patch -q --zero-commit --no-signature -o $$tmp base..HEAD; \
