@@ -1,0 +1,225 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * aiotest: shared helpers for the kvec-aio libaio test programs.
+ *
+ * Every test runs unchanged in three path modes (AIOT_MODE=stock, kvec,
+ * flag) on one scratch block device (AIOT_DEV) and prints the outcomes that
+ * must not depend on the path as "R " lines on stdout; the runner compares
+ * them between modes.  Diagnostics go to stderr.  Exit status: 0 pass,
+ * 1 fail, 77 skip (after "SKIP: reason" on stdout).
+ *
+ * Environment:
+ *   AIOT_DEV     block device to test (required; overwritten freely)
+ *   AIOT_MODE    stock | kvec | flag (default stock).  In flag mode every
+ *                iocb submitted through these helpers carries IOCB_FLAG_KVEC.
+ *   AIOT_NODATA  1: the device does not store data (null_blk without
+ *                memory_backed): data comparisons and checksums are skipped,
+ *                all res/errno checks and R lines (without crc) remain.
+ */
+#ifndef AIOTEST_H
+#define AIOTEST_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libaio.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+/* The kernel's aio_flags bit asking for the kvec path for this iocb. */
+#ifndef IOCB_FLAG_KVEC
+#define IOCB_FLAG_KVEC		(1 << 2)
+#endif
+#ifndef IOCB_FLAG_RESFD
+#define IOCB_FLAG_RESFD		(1 << 0)
+#endif
+#ifndef IOCB_FLAG_IOPRIO
+#define IOCB_FLAG_IOPRIO	(1 << 1)
+#endif
+
+#ifndef UIO_MAXIOV
+#define UIO_MAXIOV		1024
+#endif
+
+#define AIOT_KIB		1024ULL
+#define AIOT_MIB		(1024ULL * 1024)
+#define AIOT_PAGE		4096UL
+/* Bytes one bio can map from page-aligned memory in 6.1 (BIO_MAX_VECS). */
+#define AIOT_BIO_BYTES		(256 * AIOT_PAGE)
+/* Byte the read buffers are filled with before a read. */
+#define AIOT_POISON		0xa5
+/* Seconds any wait for a completion may take before the test fails. */
+#define AIOT_TIMEOUT_S		60
+
+enum aiot_mode { AIOT_STOCK, AIOT_KVEC, AIOT_FLAG };
+
+/* Filled by aiot_init(). */
+struct aiot_env {
+	const char *dev;	/* AIOT_DEV */
+	enum aiot_mode mode;
+	const char *mode_name;
+	bool nodata;		/* AIOT_NODATA=1 */
+	uint64_t size;		/* BLKGETSIZE64 */
+	unsigned int lbs;	/* BLKSSZGET: logical block size */
+	unsigned int dma_mask;	/* queue/dma_alignment: buffer address mask */
+	unsigned long long rdev;	/* st_rdev of AIOT_DEV */
+};
+extern struct aiot_env aiot;
+extern int aiot_failures;
+
+/*
+ * Reads the environment, opens AIOT_DEV once to learn its geometry (size,
+ * logical block size, DMA alignment) and closes it again.  Skips (77) when
+ * AIOT_DEV is unset or not a block device; fails (1) on a bad AIOT_MODE.
+ * @name is the test's name, for messages.
+ */
+void aiot_init(const char *name);
+
+/* open(AIOT_DEV, flags); failure ends the test (exit 1). */
+int aiot_open_dev(int flags);
+/* Skip the test unless the device holds at least @bytes. */
+void aiot_require_size(uint64_t bytes);
+/* /sys/dev/block/M:m/queue/<name> as a number, -1 if absent. */
+long long aiot_queue_attr(const char *name);
+/* Is AIOT_DEV (or its disk) a blk-mq device (has an mq/ directory)? */
+bool aiot_dev_is_mq(void);
+
+/* Results and verdicts. */
+__attribute__((format(printf, 1, 2))) void aiot_R(const char *fmt, ...);
+__attribute__((format(printf, 1, 2), noreturn)) void aiot_skip(const char *fmt, ...);
+__attribute__((format(printf, 1, 2), noreturn)) void aiot_die(const char *fmt, ...);
+__attribute__((format(printf, 4, 5)))
+void aiot_fail_at(const char *file, int line, const char *cond, const char *fmt, ...);
+/* Exit status of the test: 1 if any CHECK failed, else 0. */
+int aiot_finish(void);
+
+/* Evaluates to cond (as 0/1); on false reports file:line and the message. */
+#define CHECK(cond, ...)						\
+	((cond) ? 1 : (aiot_fail_at(__FILE__, __LINE__, #cond, __VA_ARGS__), 0))
+
+/*
+ * "EINVAL" for -EINVAL (any negative value: errno name), decimal for >= 0.
+ * The returned string lives in a small ring of static buffers: valid for
+ * the next 15 calls of aiot_rstr/aiot_crcstr.
+ */
+const char *aiot_rstr(long res);
+/* " crc=<16 hex digits>" of buf[0..len), or "" when AIOT_NODATA is set. */
+const char *aiot_crcstr(const void *buf, size_t len);
+
+/* Memory. All buffers are page aligned and filled with AIOT_POISON. */
+void *aiot_alloc(size_t len);		/* posix_memalign; free with free() */
+void *aiot_map(size_t len);		/* mmap RW anonymous; aiot_unmap() */
+void aiot_unmap(void *p, size_t len);
+/* An address range that is certainly not mapped (mapped, then unmapped). */
+void *aiot_hole(size_t len);
+
+/*
+ * Deterministic data: the byte at device offset o written with @seed is a
+ * function of (seed, o) only, so any part of a written range can be checked
+ * wherever it is read back into.
+ */
+void aiot_fill(void *buf, size_t len, uint64_t seed, uint64_t devoff);
+/*
+ * True if buf[0..len) holds the pattern of (seed, devoff); otherwise reports
+ * the first mismatch (with @what) and returns false.  Always true with
+ * AIOT_NODATA.
+ */
+bool aiot_verify(const char *what, const void *buf, size_t len, uint64_t seed,
+		 uint64_t devoff);
+/* True if buf[0..len) is all @byte (same NODATA rule as aiot_verify). */
+bool aiot_verify_byte(const char *what, const void *buf, size_t len, uint8_t byte);
+/* 64-bit FNV-1a over 64-bit words (bytes for a tail): transcripts only. */
+uint64_t aiot_csum(const void *buf, size_t len);
+
+/*
+ * iocb preparation: libaio's io_prep_* plus, in flag mode, IOCB_FLAG_KVEC
+ * in u.c.flags (the kernel's aio_flags).  @data goes to iocb->data.
+ */
+void aiot_mark(struct iocb *cb);
+void aiot_prep_pread(struct iocb *cb, int fd, void *buf, size_t len, long long off);
+void aiot_prep_pwrite(struct iocb *cb, int fd, void *buf, size_t len, long long off);
+void aiot_prep_preadv(struct iocb *cb, int fd, const struct iovec *iov, int n, long long off);
+void aiot_prep_pwritev(struct iocb *cb, int fd, const struct iovec *iov, int n, long long off);
+/* Non-vectored with aio_rw_flags (RWF_*). */
+void aiot_prep_rw(struct iocb *cb, int write, int fd, void *buf, size_t len,
+		  long long off, int rw_flags);
+
+/* io_setup; failure ends the test. */
+io_context_t aiot_ctx(int nr_events);
+void aiot_ctx_destroy(io_context_t ctx);
+
+/*
+ * io_submit, after marking every iocb (flag mode).  Returns io_submit's
+ * value (number queued or negative errno).
+ */
+int aiot_submit(io_context_t ctx, long nr, struct iocb **cbs);
+/*
+ * Collect exactly @nr events (waiting up to AIOT_TIMEOUT_S in total).
+ * Returns the number collected; fewer is reported as a failure.
+ */
+int aiot_reap(io_context_t ctx, int nr, struct io_event *ev);
+/* Number of events that arrive within @ms milliseconds (expects none). */
+int aiot_reap_extra(io_context_t ctx, int ms);
+
+struct aiot_res {
+	int submit;	/* io_submit's return: 1, or a negative errno */
+	long res;	/* the event's res when submit == 1, else 0 */
+};
+/*
+ * Submit one iocb and, if queued, wait for its event; checks that exactly
+ * one event comes back, for this iocb, with data intact and res2 == 0.
+ */
+struct aiot_res aiot_submit_wait(io_context_t ctx, struct iocb *cb);
+/* "submit=1 res=8192" or "submit=EFAULT", static ring like aiot_rstr. */
+const char *aiot_resstr(struct aiot_res r);
+/*
+ * "R <tag> submit=.. res=..[ crc=..]": the crc covers buf[0..crclen) and is
+ * printed only when buf is given and the I/O was queued (and not NODATA).
+ */
+void aiot_report(const char *tag, struct aiot_res r, const void *buf, size_t crclen);
+/* Did the call queue and complete with exactly @res? */
+static inline bool aiot_is(struct aiot_res r, long res)
+{
+	return r.submit == 1 && r.res == res;
+}
+
+/* One-shot synchronous helpers over aiot_submit_wait (res checked). */
+struct aiot_res aiot_pread(io_context_t ctx, int fd, void *buf, size_t len, long long off);
+struct aiot_res aiot_pwrite(io_context_t ctx, int fd, void *buf, size_t len, long long off);
+/* Write the (seed, off) pattern over [off, off+len) in chunks; CHECKs res. */
+bool aiot_write_pattern(io_context_t ctx, int fd, uint64_t off, uint64_t len,
+			uint64_t seed);
+/* Read [off, off+len) back and verify the pattern (NODATA: res only). */
+bool aiot_read_verify(io_context_t ctx, int fd, uint64_t off, uint64_t len,
+		      uint64_t seed);
+
+/*
+ * The same through pread(2)/pwrite(2) on @fd: the synchronous direct-I/O
+ * path, which never goes through fs/aio.c and so serves as the reference
+ * (it catches an aio path that writes and reads back the wrong sectors).
+ */
+bool aiot_sync_write_pattern(int fd, uint64_t off, uint64_t len, uint64_t seed);
+bool aiot_sync_verify(int fd, uint64_t off, uint64_t len, uint64_t seed);
+
+/*
+ * kvec statistics, /proc/fs/aio_kvec ("name value" lines).  -1 when the
+ * file or the name is absent (a kernel without the feature).
+ */
+long long aiot_stat(const char *name);
+bool aiot_stats_present(void);
+
+static inline uint64_t aiot_round_up(uint64_t v, uint64_t a)
+{
+	return (v + a - 1) / a * a;
+}
+static inline uint64_t aiot_round_down(uint64_t v, uint64_t a)
+{
+	return v / a * a;
+}
+
+#endif /* AIOTEST_H */
