@@ -121,6 +121,7 @@ int main(void)
 	if (pid == 0) {
 		io_context_t cctx = 0;
 
+		free(one);	/* not the child's; bufs stays in use until exit */
 		if (io_setup(N, &cctx) < 0)
 			_exit(3);
 		prep(fd, dev1, 20);

@@ -45,12 +45,13 @@ static long nowait_want(size_t len, size_t pages, bool merge_free)
 	bool fits = max_bytes > 0 && max_segs > 0 && (long long)len <= max_bytes &&
 		    (long long)pages <= max_segs;
 
+	/* too big for the queue: if fops.c lets it through, the split fails */
+	if (mq && max_bytes > 0 && (long long)len > max_bytes)
+		return -EAGAIN;
 	if (pages > 256)
 		return merge_free ? -EAGAIN : EITHER;
 	if (fits)
 		return (long)len;
-	if (mq && max_bytes > 0 && (long long)len > max_bytes)
-		return -EAGAIN;		/* split by size, merged or not */
 	if (mq && merge_free && max_segs > 0 && (long long)pages > max_segs)
 		return -EAGAIN;		/* split by segment count */
 	return EITHER;
