@@ -546,6 +546,19 @@ int aiot_reap(io_context_t ctx, int nr, struct io_event *ev)
 	return got;
 }
 
+int aiot_event_iocb(const struct io_event *ev, const struct iocb *cbs, int n,
+		    unsigned char *seen)
+{
+	long idx = (const struct iocb *)ev->obj - cbs;
+
+	if (!CHECK(idx >= 0 && idx < n, "event for an unknown iocb"))
+		return -1;
+	if (!CHECK(!seen[idx], "second event for iocb %ld", idx))
+		return -1;
+	seen[idx] = 1;
+	return (int)idx;
+}
+
 int aiot_reap_extra(io_context_t ctx, int ms)
 {
 	struct io_event ev[16];
@@ -587,20 +600,23 @@ struct aiot_res aiot_submit_wait(io_context_t ctx, struct iocb *cb)
 	return r;
 }
 
-struct aiot_res aiot_pread(io_context_t ctx, int fd, void *buf, size_t len, long long off)
+struct aiot_res aiot_rw(io_context_t ctx, int write, int fd, void *buf, size_t len,
+			long long off)
 {
 	struct iocb cb;
 
-	aiot_prep_pread(&cb, fd, buf, len, off);
+	aiot_prep_rw(&cb, write, fd, buf, len, off, 0);
 	return aiot_submit_wait(ctx, &cb);
+}
+
+struct aiot_res aiot_pread(io_context_t ctx, int fd, void *buf, size_t len, long long off)
+{
+	return aiot_rw(ctx, 0, fd, buf, len, off);
 }
 
 struct aiot_res aiot_pwrite(io_context_t ctx, int fd, void *buf, size_t len, long long off)
 {
-	struct iocb cb;
-
-	aiot_prep_pwrite(&cb, fd, buf, len, off);
-	return aiot_submit_wait(ctx, &cb);
+	return aiot_rw(ctx, 1, fd, buf, len, off);
 }
 
 bool aiot_write_pattern(io_context_t ctx, int fd, uint64_t off, uint64_t len,

@@ -165,6 +165,13 @@ int aiot_submit(io_context_t ctx, long nr, struct iocb **cbs);
 int aiot_reap(io_context_t ctx, int nr, struct io_event *ev);
 /* Number of events that arrive within @ms milliseconds (expects none). */
 int aiot_reap_extra(io_context_t ctx, int ms);
+/*
+ * Index in @cbs[0..@n) of the iocb that @ev completes, marked in @seen (@n
+ * bytes, zeroed by the caller); -1, reported as a failure, for an event of
+ * no iocb in @cbs or a second event of one: completions come exactly once.
+ */
+int aiot_event_iocb(const struct io_event *ev, const struct iocb *cbs, int n,
+		    unsigned char *seen);
 
 struct aiot_res {
 	int submit;	/* io_submit's return: 1, or a negative errno */
@@ -189,6 +196,8 @@ static inline bool aiot_is(struct aiot_res r, long res)
 }
 
 /* One-shot synchronous helpers over aiot_submit_wait (res checked). */
+struct aiot_res aiot_rw(io_context_t ctx, int write, int fd, void *buf, size_t len,
+			long long off);
 struct aiot_res aiot_pread(io_context_t ctx, int fd, void *buf, size_t len, long long off);
 struct aiot_res aiot_pwrite(io_context_t ctx, int fd, void *buf, size_t len, long long off);
 /* Write the (seed, off) pattern over [off, off+len) in chunks; CHECKs res. */

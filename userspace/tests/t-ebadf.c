@@ -16,11 +16,8 @@ static io_context_t ctx;
 static void one(const char *tag, int write, int fd, void *buf, size_t len,
 		long long off, int want_submit, long want_res)
 {
-	struct aiot_res r;
-	struct iocb cb;
+	struct aiot_res r = aiot_rw(ctx, write, fd, buf, len, off);
 
-	aiot_prep_rw(&cb, write, fd, buf, len, off, 0);
-	r = aiot_submit_wait(ctx, &cb);
 	aiot_report(tag, r, NULL, 0);
 	if (want_submit == 1)
 		CHECK(aiot_is(r, want_res), "%s: %s, want res %s", tag, aiot_resstr(r),

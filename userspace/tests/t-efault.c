@@ -31,10 +31,7 @@ static uint64_t dev0;
 
 static struct aiot_res rw(int write, void *buf, size_t len, uint64_t off)
 {
-	struct iocb cb;
-
-	aiot_prep_rw(&cb, write, fd, buf, len, (long long)off, 0);
-	return aiot_submit_wait(ctx, &cb);
+	return aiot_rw(ctx, write, fd, buf, len, (long long)off);
 }
 
 static struct aiot_res rwv(int write, struct iovec *iov, int n, uint64_t off)

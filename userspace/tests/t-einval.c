@@ -120,12 +120,9 @@ static void vec_case(const char *name, struct iovec *iov, int n, long want)
 static void submit_case(const char *name, int write, void *buf, size_t len,
 			long long off, int want)
 {
-	struct aiot_res r;
-	struct iocb cb;
+	struct aiot_res r = aiot_rw(ctx, write, fd, buf, len, off);
 	char tag[128];
 
-	aiot_prep_rw(&cb, write, fd, buf, len, off, 0);
-	r = aiot_submit_wait(ctx, &cb);
 	snprintf(tag, sizeof(tag), "%s %s", write ? "write" : "read", name);
 	aiot_report(tag, r, NULL, 0);
 	CHECK(r.submit == want, "%s: %s, want io_submit %s", tag, aiot_resstr(r),

@@ -20,10 +20,7 @@ static io_context_t ctx;
 
 static struct aiot_res io(int write, int fd, void *buf, size_t len, long long off)
 {
-	struct iocb cb;
-
-	aiot_prep_rw(&cb, write, fd, buf, len, off, 0);
-	return aiot_submit_wait(ctx, &cb);
+	return aiot_rw(ctx, write, fd, buf, len, off);
 }
 
 static void expect(const char *tag, struct aiot_res r, long want, const void *buf,

@@ -23,10 +23,7 @@ static int fd;
 
 static struct aiot_res rw(int write, void *buf, size_t len, uint64_t off)
 {
-	struct iocb cb;
-
-	aiot_prep_rw(&cb, write, fd, buf, len, (long long)off, 0);
-	return aiot_submit_wait(ctx, &cb);
+	return aiot_rw(ctx, write, fd, buf, len, (long long)off);
 }
 
 static void expect(const char *tag, struct aiot_res r, long want, const void *buf)

@@ -86,13 +86,11 @@ int main(void)
 	memset(seen, 0, sizeof(seen));
 	got = aiot_reap(ctx, sub, ev);
 	for (i = 0; i < got; i++) {
-		int idx = (int)((struct iocb *)ev[i].obj - cbs);
+		int idx = aiot_event_iocb(&ev[i], cbs, N, seen);
 
-		if (!CHECK(idx >= 0 && idx < N, "event for an unknown iocb"))
+		if (idx < 0)
 			continue;
-		CHECK(!seen[idx], "iocb %d completed twice", idx);
-		unique += !seen[idx];
-		seen[idx] = 1;
+		unique++;
 		CHECK(ev[i].data == (void *)(uintptr_t)(idx + 1), "iocb %d: wrong data", idx);
 		if (CHECK((long)ev[i].res == (long)len[idx] && ev[i].res2 == 0,
 			  "iocb %d (%s len %zu): res %s", idx,

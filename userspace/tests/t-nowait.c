@@ -72,6 +72,18 @@ static void check_res(const char *tag, struct aiot_res r, long *want, size_t len
 	}
 }
 
+/*
+ * The device holds the new pattern (seed + 1) exactly when the NOWAIT write
+ * completed in full; any write that moved data is undone to @seed.
+ */
+static void write_landed_or_not(struct aiot_res r, bool done, uint64_t off,
+				size_t len, uint64_t seed)
+{
+	aiot_sync_verify(fd, off, len, done ? seed + 1 : seed);
+	if (r.submit == 1 && r.res > 0)
+		aiot_sync_write_pattern(fd, off, len, seed);
+}
+
 static void nw(int write, size_t bufoff, size_t len, uint64_t off, uint64_t seed)
 {
 	size_t pages = aiot_round_up(bufoff + len, AIOT_PAGE) / AIOT_PAGE;
@@ -91,9 +103,7 @@ static void nw(int write, size_t bufoff, size_t len, uint64_t off, uint64_t seed
 	check_res(tag, r, &want, len);
 	done = aiot_is(r, (long)len);
 	if (write) {
-		aiot_sync_verify(fd, off, len, done ? seed + 1 : seed);
-		if (r.submit == 1 && r.res > 0)
-			aiot_sync_write_pattern(fd, off, len, seed);
+		write_landed_or_not(r, done, off, len, seed);
 	} else if (done) {
 		aiot_verify(tag, buf + bufoff, len, seed, off);
 	} else {
@@ -132,9 +142,7 @@ static void nwv(int write, int n, uint64_t off, uint64_t seed)
 	check_res(tag, r, &want, len);
 	done = aiot_is(r, (long)len);
 	if (write) {
-		aiot_sync_verify(fd, off, len, done ? seed + 1 : seed);
-		if (r.submit == 1 && r.res > 0)
-			aiot_sync_write_pattern(fd, off, len, seed);
+		write_landed_or_not(r, done, off, len, seed);
 	} else if (done) {
 		for (i = 0; i < n; i++)
 			if (!aiot_verify(tag, iov[i].iov_base, 2048, seed,
