@@ -71,13 +71,23 @@ $(BUILD)/.tree-stamp: $(SERIES) $(PATCHES) | $(TARBALL)
 			commit -q -m "linux-source-6.1 (pristine)" && git tag base; \
 	fi
 	@cd $(TREE) && git am --abort >/dev/null 2>&1 || true
-	@cd $(TREE) && git reset -q --hard base && git clean -qfd
-	@cd $(TREE) && for p in $(PATCHES); do \
-		echo "tree: applying $$p"; \
-		git -c user.name=kvec-aio -c user.email=kvec-aio@localhost \
-			am -q --committer-date-is-author-date $(TOP)/$$p || \
-			{ echo "tree: $$p does not apply" >&2; exit 1; }; \
-	done
+	@# A tree that already holds exactly the series keeps its file times,
+	@# so refreshing the patches does not force a full kernel rebuild.
+	@cd $(TREE) && \
+	want=$$(export GIT_INDEX_FILE=$(BUILD)/.series-index && git read-tree base && \
+		for p in $(PATCHES); do git apply --cached $(TOP)/$$p || exit 1; done && \
+		git write-tree) && \
+	if [ "$$want" = "$$(git rev-parse HEAD^{tree})" ] && git diff --quiet HEAD; then \
+		echo "tree: already at the series"; \
+	else \
+		git reset -q --hard base && git clean -qfd && \
+		for p in $(PATCHES); do \
+			echo "tree: applying $$p"; \
+			git -c user.name=kvec-aio -c user.email=kvec-aio@localhost \
+				am -q --committer-date-is-author-date $(TOP)/$$p || \
+				{ echo "tree: $$p does not apply" >&2; exit 1; }; \
+		done; \
+	fi
 	@touch $@
 
 tree: $(BUILD)/.tree-stamp
