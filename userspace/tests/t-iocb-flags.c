@@ -3,8 +3,10 @@
  * t-iocb-flags: the iocb fields around IOCB_FLAG_KVEC, which the kvec glue
  * must not disturb (in flag mode every iocb here also carries it).
  * io_submit -EINVAL for a nonzero aio_reserved2, an unknown opcode, an
- * invalid ioprio class with IOCB_FLAG_IOPRIO; accepted and plain: an
- * unknown aio_flags bit (1 << 3), aio_reqprio without IOCB_FLAG_IOPRIO,
+ * invalid ioprio class with IOCB_FLAG_IOPRIO.  Unknown aio_flags bits
+ * (1 << 3, 1 << 31): -EINVAL on kernels with the kvec path (it makes flags
+ * probeable), accepted and ignored on stock kernels.  Accepted and plain:
+ * IOCB_FLAG_KVEC on its own, aio_reqprio without IOCB_FLAG_IOPRIO,
  * valid BE/IDLE/RT priorities, RESFD|IOPRIO together, RWF_HIPRI (aio
  * clears it) and RWF_APPEND (ignored by block devices: the write lands at
  * aio_offset).  The kernel sets aio_key to 0 (KIOCB_KEY) on submission.
@@ -51,6 +53,7 @@ int main(void)
 {
 	const uint64_t off = 2 * AIOT_MIB;
 	bool root = geteuid() == 0;
+	bool kvec_kernel = aiot_stats_present();
 	struct iocb cb;
 	uint64_t cnt = 0;
 	int efd;
@@ -81,10 +84,25 @@ int main(void)
 	cb.aio_reqprio = PRIO(0, 3);		/* NONE with a level */
 	run("write ioprio=none-level3", &cb, -EINVAL, 0, off, SEED);
 
-	/* accepted */
+	/* unknown flags: refused where the kernel knows IOCB_FLAG_KVEC */
+	aiot_R("kernel knows IOCB_FLAG_KVEC: %d", kvec_kernel);
+	prep_w(&cb, off, SEED + 1);
+	cb.u.c.flags |= 1U << 31;
+	if (kvec_kernel)
+		run("write aio_flags|=1<<31", &cb, -EINVAL, 0, off, SEED);
 	prep_w(&cb, off, SEED + 2);
 	cb.u.c.flags |= 1 << 3;
-	run("write aio_flags|=1<<3", &cb, 1, 65536, off, SEED + 2);
+	if (kvec_kernel)
+		run("write aio_flags|=1<<3", &cb, -EINVAL, 0, off, SEED);
+	else
+		run("write aio_flags|=1<<3", &cb, 1, 65536, off, SEED + 2);
+
+	/* accepted */
+	if (kvec_kernel) {
+		prep_w(&cb, off, SEED + 2);
+		cb.u.c.flags |= IOCB_FLAG_KVEC;
+		run("write aio_flags=KVEC", &cb, 1, 65536, off, SEED + 2);
+	}
 	prep_w(&cb, off, SEED + 3);
 	cb.aio_reqprio = PRIO(1, 0);		/* ignored without the flag */
 	run("write reqprio-without-flag", &cb, 1, 65536, off, SEED + 3);
