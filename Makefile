@@ -125,8 +125,7 @@ userspace:
 
 test: setup
 	@$(MAKE) kernel userspace
-	@$(QRUN) --cpus 2 --mem 2G --timeout 1800 --append "$(GUEST_DEVS)" \
-		-- $(TOP)/userspace/tests/run
+	@$(TOP)/userspace/tests/run-host "$(GUEST_DEVS)"
 
 bench: setup
 	@$(MAKE) kernel userspace
