@@ -127,32 +127,34 @@ static void usage(FILE *f)
 		"  --help\n", prog, DEF_IOS);
 }
 
+/* "aio-bench: <message>" on stderr. */
+static void vwarn_prog(const char *fmt, va_list ap)
+{
+	fprintf(stderr, "%s: ", prog);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
 __attribute__((format(printf, 1, 2), noreturn))
-static void usage_err(const char *fmt, ...);
 static void usage_err(const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "%s: ", prog);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vwarn_prog(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	usage(stderr);
 	exit(2);
 }
 
 __attribute__((format(printf, 1, 2), noreturn))
-static void die(const char *fmt, ...);
 static void die(const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "%s: ", prog);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vwarn_prog(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	exit(1);
 }
 
