@@ -7,7 +7,8 @@
  * in io_submit calls of up to --batch iocbs and reaped with io_getevents
  * waiting for --batch events (fewer when fewer are in flight), so qd I/Os
  * stay in flight until --ios have been submitted or --time has passed; the
- * rest is then drained.  --kvec sets IOCB_FLAG_KVEC on every iocb.
+ * rest is then drained.  --kvec sets IOCB_FLAG_KVEC on every iocb; --fixed
+ * registers the buffers once (registered kvecs) and names them per iocb.
  *
  * Reported: IOPS, MiB/s, CPU time of the run, submit latency (one io_submit
  * call's time divided among the iocbs it queued) and completion latency
@@ -38,9 +39,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#ifndef IOCB_FLAG_KVEC
-#define IOCB_FLAG_KVEC		(1 << 2)
-#endif
+#include "kvec-aio.h"
+
+#define IOCB_FLAG_KVEC		KVEC_AIO_FLAG_KVEC
 
 #ifndef STATS_FILE
 #define STATS_FILE		"/proc/fs/aio_kvec"	/* -D for testing the parser */
@@ -70,6 +71,7 @@ struct opts {
 	uint64_t ios;		/* I/Os to submit; 0 in --time mode */
 	double time_s;		/* > 0: --time mode */
 	bool kvec;
+	bool fixed;		/* registered kvecs: one buffer per slot */
 	uint64_t size;		/* 0: whole device */
 	uint64_t align;		/* random offsets; 0: = bs */
 	bool json;
@@ -79,6 +81,7 @@ struct opts {
 struct slot {
 	struct iocb cb;
 	void *buf;
+	unsigned int index;	/* registered buffer number, with --fixed */
 	uint64_t t_sub;		/* ns, just before the io_submit that queued it */
 };
 
@@ -89,12 +92,13 @@ struct lat {
 };
 
 /* The /proc/fs/aio_kvec counters reported, in output order. */
-enum { KS_IOCBS, KS_BIOS, KS_ARRAYS, KS_PINNED, KS_NR };
+enum { KS_IOCBS, KS_BIOS, KS_ARRAYS, KS_PINNED, KS_FIXED, KS_NR };
 static const char *const ks_names[KS_NR] = {
-	"iocbs_submitted", "bios", "array_allocs", "pages_pinned",
+	"iocbs_submitted", "bios", "array_allocs", "pages_pinned", "fixed_iocbs",
 };
 static const char *const ks_keys[KS_NR] = {
 	"iocbs_per_io", "bios_per_io", "array_allocs_per_io", "pages_pinned_per_io",
+	"fixed_iocbs_per_io",
 };
 
 struct kstats {
@@ -121,6 +125,8 @@ static void usage(FILE *f)
 		"  --ios N              I/Os to run (default %d)\n"
 		"  --time SECONDS       run for this long instead of --ios\n"
 		"  --kvec               set IOCB_FLAG_KVEC on every iocb\n"
+		"  --fixed              registered kvecs: each buffer pinned once\n"
+		"                       (IOCB_CMD_KVEC_REGISTER, IOCB_FLAG_KVEC_FIXED)\n"
 		"  --size BYTES         use only the first BYTES of the device\n"
 		"  --offset-align BYTES alignment of random offsets (default bs)\n"
 		"  --json               one JSON object instead of key=value pairs\n"
@@ -226,7 +232,7 @@ static bool parse_count(const char *s, uint64_t max, uint64_t *out)
 static void parse_opts(int argc, char **argv, struct opts *o)
 {
 	enum { O_DEV = 256, O_RW, O_BS, O_QD, O_BATCH, O_IOS, O_TIME, O_KVEC,
-	       O_SIZE, O_ALIGN, O_JSON, O_HELP };
+	       O_FIXED, O_SIZE, O_ALIGN, O_JSON, O_HELP };
 	static const struct option lopts[] = {
 		{ "dev", required_argument, NULL, O_DEV },
 		{ "rw", required_argument, NULL, O_RW },
@@ -236,6 +242,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		{ "ios", required_argument, NULL, O_IOS },
 		{ "time", required_argument, NULL, O_TIME },
 		{ "kvec", no_argument, NULL, O_KVEC },
+		{ "fixed", no_argument, NULL, O_FIXED },
 		{ "size", required_argument, NULL, O_SIZE },
 		{ "offset-align", required_argument, NULL, O_ALIGN },
 		{ "json", no_argument, NULL, O_JSON },
@@ -292,6 +299,9 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		case O_KVEC:
 			o->kvec = true;
 			break;
+		case O_FIXED:
+			o->fixed = true;
+			break;
 		case O_SIZE:
 			if (!parse_bytes(optarg, &o->size) || !o->size)
 				usage_err("bad --size '%s'", optarg);
@@ -326,6 +336,30 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		o->align = o->bs;
 	if (!have_ios && o->time_s <= 0)
 		o->ios = DEF_IOS;
+}
+
+/* Register every slot's buffer, buffer i for slot i, with the context. */
+static void register_bufs(io_context_t ctx, struct slot *slots, unsigned int n,
+			  uint64_t bs)
+{
+	struct iovec *iov = calloc(n, sizeof(*iov));
+	unsigned int i;
+	int ret;
+
+	if (!iov)
+		die("out of memory for %u iovecs", n);
+	if (n > KVEC_AIO_MAX_BUFS)
+		die("--fixed: at most %u buffers (qd)", KVEC_AIO_MAX_BUFS);
+	for (i = 0; i < n; i++) {
+		iov[i].iov_base = slots[i].buf;
+		iov[i].iov_len = bs;
+		slots[i].index = i;
+	}
+	ret = kvec_aio_register(ctx, iov, n);
+	if (ret != (int)n)
+		die("--fixed: registering %u buffers: %s", n,
+		    ret < 0 ? strerror(-ret) : "short count");
+	free(iov);
 }
 
 /* ------------------------------------------------------------- latency */
@@ -442,12 +476,12 @@ static void report(const struct opts *o, const struct result *r)
 	int i;
 
 	if (!o->json) {
-		printf("dev=%s rw=%s bs=%llu qd=%u batch=%u kvec=%d ios=%llu seconds=%.6f"
+		printf("dev=%s rw=%s bs=%llu qd=%u batch=%u kvec=%d fixed=%d ios=%llu seconds=%.6f"
 		       " iops=%.1f mib_s=%.2f usr_s=%.3f sys_s=%.3f"
 		       " submit_lat_p50_us=%.2f submit_lat_p99_us=%.2f submit_lat_p999_us=%.2f"
 		       " clat_p50_us=%.2f clat_p99_us=%.2f clat_p999_us=%.2f",
 		       o->dev, rw_names[o->rw], (unsigned long long)o->bs, o->qd, o->batch,
-		       o->kvec, (unsigned long long)r->ios, r->seconds, iops, mib_s,
+		       o->kvec, o->fixed, (unsigned long long)r->ios, r->seconds, iops, mib_s,
 		       r->usr_s, r->sys_s, r->slat.p50, r->slat.p99, r->slat.p999,
 		       r->clat.p50, r->clat.p99, r->clat.p999);
 		if (!r->ks_present)
@@ -464,13 +498,14 @@ static void report(const struct opts *o, const struct result *r)
 
 	printf("{\"dev\":");
 	json_str(o->dev);
-	printf(",\"rw\":\"%s\",\"bs\":%llu,\"qd\":%u,\"batch\":%u,\"kvec\":%s"
+	printf(",\"rw\":\"%s\",\"bs\":%llu,\"qd\":%u,\"batch\":%u,\"kvec\":%s,\"fixed\":%s"
 	       ",\"ios\":%llu,\"seconds\":%.6f,\"iops\":%.1f,\"mib_s\":%.2f"
 	       ",\"usr_s\":%.3f,\"sys_s\":%.3f"
 	       ",\"submit_lat_us\":{\"p50\":%.2f,\"p99\":%.2f,\"p999\":%.2f}"
 	       ",\"clat_us\":{\"p50\":%.2f,\"p99\":%.2f,\"p999\":%.2f},\"kvec_stats\":",
 	       rw_names[o->rw], (unsigned long long)o->bs, o->qd, o->batch,
-	       o->kvec ? "true" : "false", (unsigned long long)r->ios, r->seconds,
+	       o->kvec ? "true" : "false", o->fixed ? "true" : "false",
+	       (unsigned long long)r->ios, r->seconds,
 	       iops, mib_s, r->usr_s, r->sys_s, r->slat.p50, r->slat.p99,
 	       r->slat.p999, r->clat.p50, r->clat.p99, r->clat.p999);
 	if (!r->ks_present) {
@@ -574,6 +609,8 @@ int main(int argc, char **argv)
 	ret = io_setup((int)o.qd, &ctx);
 	if (ret)
 		die("io_setup(%u): %s", o.qd, strerror(-ret));
+	if (o.fixed)
+		register_bufs(ctx, slots, o.qd, o.bs);
 	lat_init(&slat, o.ios);
 	lat_init(&clat, o.ios);
 
@@ -613,6 +650,8 @@ int main(int argc, char **argv)
 					io_prep_pread(&s->cb, fd, s->buf, o.bs, off);
 				if (o.kvec)
 					s->cb.u.c.flags |= IOCB_FLAG_KVEC;
+				if (o.fixed)
+					kvec_aio_use_fixed(&s->cb, s->index);
 				s->cb.data = s;
 				cbs[i] = &s->cb;
 			}

@@ -1,0 +1,398 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * t-fixed: registered kvecs (IOCB_CMD_KVEC_REGISTER, IOCB_FLAG_KVEC_FIXED).
+ *  - register two buffers: one pin per page, charged once; fixed writes and
+ *    reads move the right data (page-straddling slices included) and pin
+ *    nothing per I/O (fixed_iocbs counts them, pages_pinned and the vmstat
+ *    pin counters stay put);
+ *  - bad index, ranges outside the buffer, vectored opcodes, index bits
+ *    without the flag, a second registration, bad register arguments
+ *    (count, length, NULL, hole, read-only memory, a private file mapping),
+ *    unregister twice: each with its errno;
+ *  - unregister and io_destroy with 64 fixed reads in flight: every read
+ *    completes with its data, the pages are released after the last one;
+ *  - munmap of a registered buffer keeps its pages: a fixed write from the
+ *    unmapped range still sends the data, the pins go at unregister;
+ *  - fork with a fixed read in flight: the data lands in the parent;
+ *  - RLIMIT_MEMLOCK without CAP_IPC_LOCK: ENOMEM past the limit.
+ * On an O_DIRECT block device fixed I/O takes the kvec path in every mode.
+ */
+#include "aiotest.h"
+#include "kvec-aio.h"
+
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#define SEED	8800
+#define BUF0	AIOT_MIB		/* 256 pages */
+#define BUF1	(64 * AIOT_KIB + 512)	/* registered from offset 512: 17 pages */
+#define NFLY	64
+#define FLYLEN	(16 * AIOT_KIB)
+
+static io_context_t ctx;
+static int fd;
+
+static long long vmstat(const char *name)
+{
+	char key[64];
+	long long v, found = -1;
+	FILE *f;
+	int rfd;
+
+	/* fold the per-cpu differences in first, or counts lag by a few */
+	rfd = open("/proc/sys/vm/stat_refresh", O_WRONLY);
+	if (rfd >= 0) {
+		if (write(rfd, "1", 1) != 1)
+			aiot_die("stat_refresh: %s", strerror(errno));
+		close(rfd);
+	}
+	f = fopen("/proc/vmstat", "r");
+	if (!f)
+		return -1;
+	while (fscanf(f, "%63s %lld", key, &v) == 2)
+		if (!strcmp(key, name))
+			found = v;
+	fclose(f);
+	return found;
+}
+
+/* Counters that show what an operation pinned and unpinned. */
+struct pins {
+	long long acquired, released, pinned, registered, unregistered, fixed;
+};
+
+static struct pins pins_now(void)
+{
+	struct pins p = {
+		.acquired = vmstat("nr_foll_pin_acquired"),
+		.released = vmstat("nr_foll_pin_released"),
+		.pinned = aiot_stat("pages_pinned"),
+		.registered = aiot_stat("pages_registered"),
+		.unregistered = aiot_stat("pages_unregistered"),
+		.fixed = aiot_stat("fixed_iocbs"),
+	};
+	return p;
+}
+
+/* Wait (up to 5 s) until @want pages more than @p were unregistered. */
+static bool unregistered_by(struct pins p, long long want)
+{
+	int i;
+
+	for (i = 0; i < 500; i++) {
+		if (aiot_stat("pages_unregistered") - p.unregistered >= want)
+			return true;
+		usleep(10000);
+	}
+	return false;
+}
+
+static void expect_int(const char *tag, int got, int want)
+{
+	aiot_R("%s %s", tag, aiot_rstr(got));
+	CHECK(got == want, "%s: %s, want %s", tag, aiot_rstr(got), aiot_rstr(want));
+}
+
+static struct aiot_res fixed_rw(int write, void *buf, size_t len, uint64_t off,
+				unsigned int index)
+{
+	struct iocb cb;
+
+	if (write)
+		kvec_aio_prep_pwrite_fixed(&cb, fd, buf, len, (long long)off, index);
+	else
+		kvec_aio_prep_pread_fixed(&cb, fd, buf, len, (long long)off, index);
+	return aiot_submit_wait(ctx, &cb);
+}
+
+static void expect_io(const char *tag, struct aiot_res r, long want, const void *buf)
+{
+	aiot_report(tag, r, buf, buf && want > 0 ? (size_t)want : 0);
+	CHECK(aiot_is(r, want), "%s: %s, want res %s", tag, aiot_resstr(r), aiot_rstr(want));
+}
+
+static void expect_submit(const char *tag, struct aiot_res r, int err)
+{
+	aiot_report(tag, r, NULL, 0);
+	CHECK(r.submit == err, "%s: %s, want submit %s", tag, aiot_resstr(r), aiot_rstr(err));
+}
+
+/* Data path and the pin accounting of register, fixed I/O and unregister. */
+static void test_basic(uint8_t *b0, uint8_t *b1)
+{
+	struct iovec iov[2] = { { b0, BUF0 }, { b1 + 512, BUF1 - 512 } };
+	uint8_t *check = aiot_alloc(BUF0);
+	struct pins p0, p1, p2;
+	struct iocb cb;
+	struct aiot_res r;
+
+	p0 = pins_now();
+	expect_int("register-2", kvec_aio_register(ctx, iov, 2), 2);
+	p1 = pins_now();
+	CHECK(p1.registered - p0.registered == 256 + 17, "pages_registered +%lld",
+	      p1.registered - p0.registered);
+	CHECK(p1.acquired - p0.acquired == 256 + 17, "vmstat pins +%lld",
+	      p1.acquired - p0.acquired);
+	expect_int("register-again", kvec_aio_register(ctx, iov, 2), -EBUSY);
+
+	/* 1 MiB out of buffer 0, back through buffer 1 in page-straddling parts */
+	aiot_fill(b0, BUF0, SEED, 0);
+	expect_io("fixed-write-1m", fixed_rw(1, b0, BUF0, 0, 0), BUF0, b0);
+	memset(b1, AIOT_POISON, BUF1);
+	expect_io("fixed-read-64k-off512", fixed_rw(0, b1 + 512, BUF1 - 512, 8192, 1),
+		  BUF1 - 512, b1 + 512);
+	aiot_verify("fixed read into buffer 1", b1 + 512, BUF1 - 512, SEED, 8192);
+	memset(b1, AIOT_POISON, BUF1);
+	expect_io("fixed-read-4k-straddle", fixed_rw(0, b1 + 4096 + 512, 4096, 4096, 1),
+		  4096, b1 + 4096 + 512);
+	aiot_verify("straddling fixed read", b1 + 4096 + 512, 4096, SEED, 4096);
+	CHECK(aiot_sync_verify(fd, 0, BUF0, SEED), "device after fixed write");
+	/* part of buffer 0 into a plain buffer: fixed write, plain read */
+	expect_io("fixed-write-8k-mid", fixed_rw(1, b0 + 65536, 8192, 2 * BUF0, 0),
+		  8192, b0 + 65536);
+	r = aiot_pread(ctx, fd, check, 8192, 2 * BUF0);
+	expect_io("plain-read-back", r, 8192, check);
+	aiot_verify("plain read of a fixed write", check, 8192, SEED, 65536);
+
+	p2 = pins_now();
+	CHECK(p2.fixed - p1.fixed == 4, "fixed_iocbs +%lld, want 4", p2.fixed - p1.fixed);
+	/* the plain read pinned its 2 pages; the fixed I/Os pinned none */
+	CHECK(p2.pinned - p1.pinned <= 2, "pages_pinned +%lld by fixed I/O",
+	      p2.pinned - p1.pinned);
+
+	/* bad references */
+	expect_submit("fixed-bad-index", fixed_rw(0, b0, 4096, 0, 2), -EFAULT);
+	expect_submit("fixed-huge-index", fixed_rw(0, b0, 4096, 0, 0xffff), -EFAULT);
+	expect_submit("fixed-past-end", fixed_rw(0, b0 + BUF0 - 4096, 8192, 0, 0), -EFAULT);
+	expect_submit("fixed-before-start", fixed_rw(0, b1, 4096, 0, 1), -EFAULT);
+	expect_submit("fixed-wrong-buffer", fixed_rw(0, b1 + 512, 4096, 0, 0), -EFAULT);
+	{
+		struct iovec v = { b0, 4096 };
+
+		io_prep_preadv(&cb, fd, &v, 1, 0);
+		kvec_aio_use_fixed(&cb, 0);
+		expect_submit("fixed-preadv", aiot_submit_wait(ctx, &cb), -EINVAL);
+	}
+	io_prep_pread(&cb, fd, b0, 4096, 0);
+	cb.u.c.flags |= 1U << KVEC_AIO_BUF_SHIFT;	/* index without the flag */
+	expect_submit("index-without-flag", aiot_submit_wait(ctx, &cb), -EINVAL);
+
+	p1 = pins_now();
+	expect_int("unregister", kvec_aio_unregister(ctx), 2);
+	p2 = pins_now();
+	CHECK(p2.unregistered - p1.unregistered == 256 + 17, "pages_unregistered +%lld",
+	      p2.unregistered - p1.unregistered);
+	CHECK(p2.released - p1.released == 256 + 17, "vmstat unpins +%lld",
+	      p2.released - p1.released);
+	expect_int("unregister-again", kvec_aio_unregister(ctx), -ENXIO);
+	expect_submit("fixed-after-unregister", fixed_rw(0, b0, 4096, 0, 0), -EFAULT);
+	free(check);
+}
+
+static void test_register_args(uint8_t *b0)
+{
+	struct iovec iov[2] = { { b0, 4096 }, { b0, 4096 } };
+	uint8_t *ro = aiot_map(8192);
+	void *hole = aiot_hole(8192);	/* after the last mmap that could fill it */
+	struct iocb cb;
+	int tfd;
+	void *fmap;
+
+	expect_int("register-0", kvec_aio_register(ctx, iov, 0), -EINVAL);
+	expect_int("register-too-many", kvec_aio_register(ctx, iov, KVEC_AIO_MAX_BUFS + 1),
+		   -EINVAL);
+	iov[1].iov_len = 0;
+	expect_int("register-len-0", kvec_aio_register(ctx, iov, 2), -EINVAL);
+	iov[1].iov_len = (1ULL << 30) + 1;
+	expect_int("register-len-1g+1", kvec_aio_register(ctx, iov, 2), -EINVAL);
+	iov[1].iov_base = NULL;
+	iov[1].iov_len = 4096;
+	expect_int("register-null", kvec_aio_register(ctx, iov, 2), -EFAULT);
+	iov[1].iov_base = hole;
+	expect_int("register-hole", kvec_aio_register(ctx, iov, 2), -EFAULT);
+	iov[1].iov_base = (void *)-4096L;
+	iov[1].iov_len = 8192;
+	expect_int("register-wrap", kvec_aio_register(ctx, iov, 2), -EOVERFLOW);
+	if (mprotect(ro, 8192, PROT_READ))
+		aiot_die("mprotect: %s", strerror(errno));
+	iov[1].iov_base = ro;
+	iov[1].iov_len = 8192;
+	expect_int("register-readonly", kvec_aio_register(ctx, iov, 2), -EFAULT);
+	expect_int("register-bad-array", kvec_aio_register(ctx, hole, 1), -EFAULT);
+
+	/* a private writable mapping of a file that is not shmem: this binary */
+	tfd = open("/proc/self/exe", O_RDONLY);
+	CHECK(tfd >= 0, "open /proc/self/exe: %s", strerror(errno));
+	fmap = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE, tfd, 0);
+	CHECK(fmap != MAP_FAILED, "mmap exe: %s", strerror(errno));
+	iov[1].iov_base = fmap;
+	iov[1].iov_len = 4096;
+	expect_int("register-file-backed", kvec_aio_register(ctx, iov, 2), -EOPNOTSUPP);
+	munmap(fmap, 4096);
+	close(tfd);
+
+	kvec_aio_prep_register(&cb, iov, 1);
+	cb.u.c.offset = 4096;
+	{
+		struct iocb *cbp = &cb;
+
+		expect_int("register-with-offset", io_submit(ctx, 1, &cbp), -EINVAL);
+	}
+	/* nothing of the failed attempts stays registered */
+	expect_int("unregister-none", kvec_aio_unregister(ctx), -ENXIO);
+	aiot_unmap(ro, 8192);
+}
+
+/* 64 fixed reads in flight, then unregister (or io_destroy). */
+static void test_inflight(uint8_t *b0, bool destroy)
+{
+	const char *tag = destroy ? "destroy-inflight" : "unregister-inflight";
+	struct iovec iov = { b0, NFLY * FLYLEN };
+	static struct iocb cbs[NFLY];
+	struct iocb *cbp[NFLY];
+	struct io_event ev[NFLY + 1];
+	io_context_t c = destroy ? aiot_ctx(NFLY + 1) : ctx;
+	long long pages = NFLY * FLYLEN / AIOT_PAGE;
+	struct pins p0 = pins_now();
+	int i, ok = 0;
+
+	CHECK(aiot_sync_write_pattern(fd, 0, NFLY * FLYLEN, SEED + 1), "pre-write");
+	memset(b0, AIOT_POISON, NFLY * FLYLEN);
+	expect_int(tag, kvec_aio_register(c, &iov, 1), 1);
+	for (i = 0; i < NFLY; i++) {
+		kvec_aio_prep_pread_fixed(&cbs[i], fd, b0 + i * FLYLEN, FLYLEN,
+					  (long long)i * FLYLEN, 0);
+		cbp[i] = &cbs[i];
+	}
+	CHECK(aiot_submit(c, NFLY, cbp) == NFLY, "submit %d fixed reads", NFLY);
+	if (destroy) {
+		CHECK(io_destroy(c) == 0, "io_destroy with fixed reads in flight");
+		ok = NFLY;	/* io_destroy waited for them */
+	} else {
+		struct iocb ucb;
+		struct iocb *up = &ucb;
+
+		kvec_aio_prep_unregister(&ucb);
+		CHECK(io_submit(c, 1, &up) == 1, "unregister with reads in flight");
+		/* the reads' events and the unregister's, in any order */
+		CHECK(aiot_reap(c, NFLY + 1, ev) == NFLY + 1, "events");
+		for (i = 0; i < NFLY + 1; i++) {
+			if (ev[i].obj == &ucb)
+				CHECK(ev[i].res == 1, "unregister res %ld", (long)ev[i].res);
+			else if (ev[i].res == FLYLEN)
+				ok++;
+		}
+	}
+	aiot_R("%s reads-ok=%d", tag, ok);
+	CHECK(ok == NFLY, "%s: %d of %d reads complete", tag, ok, NFLY);
+	CHECK(aiot_verify(tag, b0, NFLY * FLYLEN, SEED + 1, 0), "%s: data", tag);
+	CHECK(unregistered_by(p0, pages), "%s: pages not released", tag);
+	CHECK(aiot_stat("fixed_iocbs") - p0.fixed == NFLY, "%s: fixed_iocbs", tag);
+}
+
+/* munmap does not take registered pages away; unregister does. */
+static void test_munmap(void)
+{
+	uint8_t *m = aiot_map(BUF0);
+	struct iovec iov = { m, BUF0 };
+	struct pins p0, p1;
+
+	aiot_fill(m, BUF0, SEED + 2, 4 * BUF0);
+	expect_int("munmap-register", kvec_aio_register(ctx, &iov, 1), 1);
+	p0 = pins_now();
+	aiot_unmap(m, BUF0);
+	p1 = pins_now();
+	CHECK(p1.released == p0.released, "munmap released %lld pins",
+	      p1.released - p0.released);
+	expect_io("fixed-write-after-munmap", fixed_rw(1, m, BUF0, 4 * BUF0, 0), BUF0, NULL);
+	CHECK(aiot_sync_verify(fd, 4 * BUF0, BUF0, SEED + 2), "data of unmapped buffer");
+	expect_int("munmap-unregister", kvec_aio_unregister(ctx), 1);
+	p1 = pins_now();
+	CHECK(p1.released - p0.released == 256, "unregister released %lld pins",
+	      p1.released - p0.released);
+}
+
+/* fork while a fixed read is in flight: the data lands in the parent. */
+static void test_fork(uint8_t *b0)
+{
+	struct iovec iov = { b0, BUF0 };
+	struct iocb cb, *cbp = &cb;
+	struct io_event ev;
+	int status;
+	pid_t pid;
+
+	CHECK(aiot_sync_write_pattern(fd, 0, BUF0, SEED + 3), "pre-write");
+	memset(b0, AIOT_POISON, BUF0);
+	expect_int("fork-register", kvec_aio_register(ctx, &iov, 1), 1);
+	kvec_aio_prep_pread_fixed(&cb, fd, b0, BUF0, 0, 0);
+	CHECK(aiot_submit(ctx, 1, &cbp) == 1, "submit");
+	pid = fork();
+	if (pid == 0) {
+		b0[0] ^= 1;	/* the child's copy: must not reach the parent */
+		_exit(0);
+	}
+	CHECK(pid > 0 && waitpid(pid, &status, 0) == pid && status == 0, "child");
+	CHECK(aiot_reap(ctx, 1, &ev) == 1 && ev.res == BUF0, "fixed read res");
+	aiot_R("fork-read res=%s", aiot_rstr((long)ev.res));
+	aiot_verify("fixed read across fork", b0, BUF0, SEED + 3, 0);
+	expect_int("fork-unregister", kvec_aio_unregister(ctx), 1);
+}
+
+/* Without CAP_IPC_LOCK the pages count against RLIMIT_MEMLOCK. */
+static void test_memlock(void)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		struct rlimit rl = { 64 * AIOT_KIB, 64 * AIOT_KIB };
+		uint8_t *m = aiot_map(BUF0);
+		struct iovec big = { m, BUF0 }, small = { m, 32 * AIOT_KIB };
+		io_context_t c = aiot_ctx(4);
+		int a, b;
+
+		if (setrlimit(RLIMIT_MEMLOCK, &rl) || setresgid(65534, 65534, 65534) ||
+		    setresuid(65534, 65534, 65534))
+			_exit(3);
+		a = kvec_aio_register(c, &big, 1);
+		b = kvec_aio_register(c, &small, 1);
+		_exit(a == -ENOMEM && b == 1 ? 0 : 1);
+	}
+	CHECK(pid > 0 && waitpid(pid, &status, 0) == pid, "memlock child");
+	aiot_R("memlock-child status=%d", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	      "over RLIMIT_MEMLOCK: want ENOMEM, then success within it (status %d)",
+	      status);
+}
+
+int main(void)
+{
+	uint8_t *b0, *b1;
+
+	aiot_init("t-fixed");
+	if (aiot_stat("fixed_iocbs") < 0)
+		aiot_skip("kernel without registered kvecs");
+	if (aiot.dma_mask > 511)
+		aiot_skip("device needs buffers aligned to more than 512 bytes");
+	aiot_require_size(8 * BUF0);
+	fd = aiot_open_dev(O_RDWR | O_DIRECT);
+	ctx = aiot_ctx(NFLY + 8);
+	b0 = aiot_map(BUF0);
+	b1 = aiot_map(BUF1);
+
+	test_basic(b0, b1);
+	test_register_args(b0);
+	test_inflight(b0, false);
+	test_inflight(b0, true);
+	test_munmap();
+	test_fork(b0);
+	test_memlock();
+
+	aiot_unmap(b0, BUF0);
+	aiot_unmap(b1, BUF1);
+	aiot_ctx_destroy(ctx);
+	close(fd);
+	return aiot_finish();
+}
