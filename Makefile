@@ -27,7 +27,7 @@ APT_PKGS := linux-source-6.1 gcc make git qemu-system-x86 libaio-dev fio bc \
 	    bison flex libelf-dev libssl-dev dwarves cpio ccache gnuplot-nox \
 	    jq python3 kmod
 
-.PHONY: help setup tree kernel userspace test bench refresh checkpatch clean
+.PHONY: help setup tree kernel userspace test bench refresh checkpatch sizes clean
 
 help:
 	@echo "kvec-aio targets:"
@@ -39,6 +39,7 @@ help:
 	@echo "  bench       setup, kernel, userspace, then run the benchmark matrix (QUICK=1: subset)"
 	@echo "  refresh     format-patch build/linux's commits back into kvec/, aio-glue/ and series"
 	@echo "  checkpatch  scripts/checkpatch.pl --strict on every patch in the series"
+	@echo "  sizes       pahole of the kvec, kiobuf-emulation, bio and aio structures"
 	@echo "  clean       remove build/ (kernel tree, objects, results of runs)"
 	@echo "  help        this list"
 
@@ -153,6 +154,22 @@ checkpatch: $(BUILD)/.tree-stamp
 			echo "checkpatch: $$p clean"; else fail=1; fi; \
 	done; \
 	echo "checkpatch: $(words $(PATCHES)) patches checked"; exit $$fail
+
+# The guest kernel has no debug info; the three objects that hold the
+# structures are compiled again with it into build/sizes/, then once more
+# as before so that the next bzImage build finds them unchanged.
+SIZE_STRUCTS := blk_kvec,blk_kvec_io,blk_kvec_buf,blk_kvec_table,kiobuf_emu,bio,bio_vec,kiocb
+sizes: kernel
+	@mkdir -p $(BUILD)/sizes
+	@$(KMAKE) -s KCFLAGS=-g block/blk-kvec.o block/fops.o fs/aio.o
+	@cp $(KOBJ)/block/blk-kvec.o $(KOBJ)/block/fops.o $(KOBJ)/fs/aio.o $(BUILD)/sizes/
+	@$(KMAKE) -s block/blk-kvec.o block/fops.o fs/aio.o
+	@{ pahole -C $(SIZE_STRUCTS) $(BUILD)/sizes/blk-kvec.o; \
+	   pahole -C blkdev_dio $(BUILD)/sizes/fops.o; \
+	   pahole -C aio_kiocb $(BUILD)/sizes/aio.o; } > $(BUILD)/sizes/pahole.txt
+	@awk '/^struct .* \{/ { name = $$2 } /\/\* size: / { sub(",", "", $$3); print name, $$3 }' \
+		$(BUILD)/sizes/pahole.txt | sort -u
+	@echo "sizes: layouts in build/sizes/pahole.txt"
 
 clean:
 	rm -rf $(BUILD)

@@ -242,8 +242,11 @@ void aiot_init(const char *name)
 	} else if (!strcmp(mode, "flag")) {
 		aiot.mode = AIOT_FLAG;
 		aiot.mode_name = "flag";
+	} else if (!strcmp(mode, "kiobuf")) {
+		aiot.mode = AIOT_KIOBUF;
+		aiot.mode_name = "kiobuf";
 	} else {
-		aiot_die("AIOT_MODE=%s: want stock, kvec or flag", mode);
+		aiot_die("AIOT_MODE=%s: want stock, kvec, flag or kiobuf", mode);
 	}
 	nodata = getenv("AIOT_NODATA");
 	aiot.nodata = nodata && *nodata && strcmp(nodata, "0");

@@ -4,8 +4,9 @@
  * must not disturb (in flag mode every iocb here also carries it).
  * io_submit -EINVAL for a nonzero aio_reserved2, an unknown opcode, an
  * invalid ioprio class with IOCB_FLAG_IOPRIO.  Unknown aio_flags bits
- * (1 << 3, 1 << 31): -EINVAL on kernels with the kvec path (it makes flags
- * probeable), accepted and ignored on stock kernels.  Accepted and plain:
+ * (1 << 4, and 1 << 31, a registered-buffer index bit, without
+ * IOCB_FLAG_KVEC_FIXED): -EINVAL on kernels with the kvec path (it makes
+ * flags probeable), accepted and ignored on stock kernels.  Accepted and plain:
  * IOCB_FLAG_KVEC on its own, aio_reqprio without IOCB_FLAG_IOPRIO,
  * valid BE/IDLE/RT priorities, RESFD|IOPRIO together, RWF_HIPRI (aio
  * clears it) and RWF_APPEND (ignored by block devices: the write lands at
@@ -91,11 +92,11 @@ int main(void)
 	if (kvec_kernel)
 		run("write aio_flags|=1<<31", &cb, -EINVAL, 0, off, SEED);
 	prep_w(&cb, off, SEED + 2);
-	cb.u.c.flags |= 1 << 3;
+	cb.u.c.flags |= 1 << 4;
 	if (kvec_kernel)
-		run("write aio_flags|=1<<3", &cb, -EINVAL, 0, off, SEED);
+		run("write aio_flags|=1<<4", &cb, -EINVAL, 0, off, SEED);
 	else
-		run("write aio_flags|=1<<3", &cb, 1, 65536, off, SEED + 2);
+		run("write aio_flags|=1<<4", &cb, 1, 65536, off, SEED + 2);
 
 	/* accepted */
 	if (kvec_kernel) {

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * t-sysctl: the run-time switch.  /proc/sys/fs/aio_kvec takes 0 and 1;
- * 2 (reserved), 3, -1 and text are refused with EINVAL and leave the value
- * alone; a non-root writer gets EACCES.  Which path an iocb takes is decided
- * by the sysctl or IOCB_FLAG_KVEC and nothing else: raw io_submit (not the
+ * t-sysctl: the run-time switch.  /proc/sys/fs/aio_kvec takes 0, 1 and 2;
+ * 3, -1 and text are refused with EINVAL and leave the value alone; a
+ * non-root writer gets EACCES.  Which path an iocb takes is decided by the
+ * sysctl or IOCB_FLAG_KVEC and nothing else: raw io_submit (not the
  * mode-aware helpers) of a 64 KiB read with sysctl 0 and no flag leaves
- * iocbs_submitted alone, sysctl 1 or the flag adds exactly one, and all
- * three read the same data.  Skips on kernels without the kvec path.
+ * iocbs_submitted alone, sysctl 1 or 2 or the flag adds exactly one, sysctl
+ * 2 without the flag also adds one to kiobuf_iocbs (the flag asks for the
+ * plain kvec path), and all read the same data.  Skips on kernels without
+ * the kvec path.
  */
 #include "aiotest.h"
 
@@ -77,18 +79,23 @@ struct path_case {
 	const char *sysctl;
 	bool flag;
 	long long want_delta;	/* iocbs_submitted: 1 if the kvec path ran */
+	long long want_kiobuf;	/* kiobuf_iocbs: 1 if the kiobuf emulation ran */
 };
 
 static const struct path_case paths[] = {
-	{ "sysctl 0 no flag", "0", false, 0 },
-	{ "sysctl 0 flag", "0", true, 1 },
-	{ "sysctl 1 no flag", "1", false, 1 },
+	{ "sysctl 0 no flag", "0", false, 0, 0 },
+	{ "sysctl 0 flag", "0", true, 1, 0 },
+	{ "sysctl 1 no flag", "1", false, 1, 0 },
+	{ "sysctl 2 no flag", "2", false, 1, 1 },
+	{ "sysctl 2 flag", "2", true, 1, 0 },
 };
 
 /* One read through raw io_submit, so the test's own mode adds no flag. */
-static long raw_read(io_context_t ctx, int fd, void *buf, bool flag, long long *delta)
+static long raw_read(io_context_t ctx, int fd, void *buf, bool flag, long long *delta,
+		     long long *kiobuf_delta)
 {
 	long long before = aiot_stat("iocbs_submitted");
+	long long kiobuf_before = aiot_stat("kiobuf_iocbs");
 	struct iocb cb, *cbs[1] = { &cb };
 	struct io_event ev;
 
@@ -101,14 +108,16 @@ static long raw_read(io_context_t ctx, int fd, void *buf, bool flag, long long *
 	if (aiot_reap(ctx, 1, &ev) != 1)
 		aiot_die("no completion for the read");
 	*delta = aiot_stat("iocbs_submitted") - before;
+	*kiobuf_delta = aiot_stat("kiobuf_iocbs") - kiobuf_before;
 	return (long)ev.res;
 }
 
 int main(void)
 {
-	static const char *const refused[] = { "2", "3", "-1", "abc" };
+	static const char *const refused[] = { "3", "-1", "abc" };
 	int fd, saved, v;
-	long long delta;
+	long long delta, kdelta;
+	char restore[8];
 	io_context_t ctx;
 	unsigned int i;
 	uint8_t *buf;
@@ -118,8 +127,9 @@ int main(void)
 	if (access(SYSCTL, F_OK) || !aiot_stats_present())
 		aiot_skip("%s or /proc/fs/aio_kvec absent: no kvec path", SYSCTL);
 	saved = sysctl_read();
-	CHECK(saved == 0 || saved == 1, "%s reads %d", SYSCTL, saved);
+	CHECK(saved >= 0 && saved <= 2, "%s reads %d", SYSCTL, saved);
 
+	CHECK(sysctl_write("2") == 0 && sysctl_read() == 2, "writing 2 failed");
 	CHECK(sysctl_write("1") == 0 && sysctl_read() == 1, "writing 1 failed");
 	for (i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
 		int err = sysctl_write(refused[i]);
@@ -143,15 +153,17 @@ int main(void)
 		const struct path_case *c = &paths[i];
 
 		sysctl_write(c->sysctl);
-		res = raw_read(ctx, fd, buf, c->flag, &delta);
-		aiot_R("%s: res %s kvec iocbs +%lld", c->tag, aiot_rstr(res), delta);
-		CHECK(res == LEN && delta == c->want_delta,
-		      "%s: res %ld, iocbs_submitted +%lld, want +%lld", c->tag, res,
-		      delta, c->want_delta);
+		res = raw_read(ctx, fd, buf, c->flag, &delta, &kdelta);
+		aiot_R("%s: res %s kvec iocbs +%lld kiobuf iocbs +%lld", c->tag,
+		       aiot_rstr(res), delta, kdelta);
+		CHECK(res == LEN && delta == c->want_delta && kdelta == c->want_kiobuf,
+		      "%s: res %ld, iocbs_submitted +%lld, kiobuf_iocbs +%lld, want +%lld +%lld",
+		      c->tag, res, delta, kdelta, c->want_delta, c->want_kiobuf);
 		aiot_verify(c->tag, buf, LEN, SEED, 0);
 	}
 
-	v = sysctl_write(saved ? "1" : "0");
+	snprintf(restore, sizeof(restore), "%d", saved);
+	v = sysctl_write(restore);
 	CHECK(v == 0, "restoring %s: %s", SYSCTL, aiot_rstr(v));
 	free(buf);
 	aiot_ctx_destroy(ctx);
