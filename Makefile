@@ -23,7 +23,7 @@ QRUN     := $(TOP)/qemu/run
 # Test devices: brd (stores data) and null_blk (does not); 256 MiB, 4 GiB.
 GUEST_DEVS := brd.rd_nr=1 brd.rd_size=262144 null_blk.nr_devices=1 null_blk.gb=4
 
-APT_PKGS := linux-source-6.1 gcc make git qemu-system-x86 libaio-dev fio bc \
+APT_PKGS := linux-source-6.1 gcc make git qemu-system-x86 libaio-dev liburing-dev fio bc \
 	    bison flex libelf-dev libssl-dev dwarves cpio ccache gnuplot-nox \
 	    jq python3 kmod
 

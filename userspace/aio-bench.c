@@ -9,6 +9,8 @@
  * stay in flight until --ios have been submitted or --time has passed; the
  * rest is then drained.  --kvec sets IOCB_FLAG_KVEC on every iocb; --fixed
  * registers the buffers once (registered kvecs) and names them per iocb.
+ * --uring does the same through io_uring (with --fixed, its registered
+ * buffers), the reference the kvec paths are measured against.
  *
  * Reported: IOPS, MiB/s, CPU time of the run, submit latency (one io_submit
  * call's time divided among the iocbs it queued) and completion latency
@@ -25,6 +27,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <libaio.h>
+#include <liburing.h>
 #include <linux/fs.h>
 #include <math.h>
 #include <stdarg.h>
@@ -71,7 +74,8 @@ struct opts {
 	uint64_t ios;		/* I/Os to submit; 0 in --time mode */
 	double time_s;		/* > 0: --time mode */
 	bool kvec;
-	bool fixed;		/* registered kvecs: one buffer per slot */
+	bool fixed;		/* registered buffers: one per slot */
+	bool uring;		/* io_uring instead of libaio, for reference */
 	uint64_t size;		/* 0: whole device */
 	uint64_t align;		/* random offsets; 0: = bs */
 	bool json;
@@ -82,6 +86,7 @@ struct slot {
 	struct iocb cb;
 	void *buf;
 	unsigned int index;	/* registered buffer number, with --fixed */
+	long long off;		/* device offset of the I/O in flight */
 	uint64_t t_sub;		/* ns, just before the io_submit that queued it */
 };
 
@@ -125,8 +130,11 @@ static void usage(FILE *f)
 		"  --ios N              I/Os to run (default %d)\n"
 		"  --time SECONDS       run for this long instead of --ios\n"
 		"  --kvec               set IOCB_FLAG_KVEC on every iocb\n"
-		"  --fixed              registered kvecs: each buffer pinned once\n"
-		"                       (IOCB_CMD_KVEC_REGISTER, IOCB_FLAG_KVEC_FIXED)\n"
+		"  --fixed              registered buffers, each pinned once: kvecs\n"
+		"                       (IOCB_CMD_KVEC_REGISTER, IOCB_FLAG_KVEC_FIXED),\n"
+		"                       with --uring io_uring's (READ/WRITE_FIXED)\n"
+		"  --uring              io_uring (liburing) instead of libaio, the same\n"
+		"                       buffers, batches and reaping\n"
 		"  --size BYTES         use only the first BYTES of the device\n"
 		"  --offset-align BYTES alignment of random offsets (default bs)\n"
 		"  --json               one JSON object instead of key=value pairs\n"
@@ -232,7 +240,7 @@ static bool parse_count(const char *s, uint64_t max, uint64_t *out)
 static void parse_opts(int argc, char **argv, struct opts *o)
 {
 	enum { O_DEV = 256, O_RW, O_BS, O_QD, O_BATCH, O_IOS, O_TIME, O_KVEC,
-	       O_FIXED, O_SIZE, O_ALIGN, O_JSON, O_HELP };
+	       O_FIXED, O_URING, O_SIZE, O_ALIGN, O_JSON, O_HELP };
 	static const struct option lopts[] = {
 		{ "dev", required_argument, NULL, O_DEV },
 		{ "rw", required_argument, NULL, O_RW },
@@ -243,6 +251,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		{ "time", required_argument, NULL, O_TIME },
 		{ "kvec", no_argument, NULL, O_KVEC },
 		{ "fixed", no_argument, NULL, O_FIXED },
+		{ "uring", no_argument, NULL, O_URING },
 		{ "size", required_argument, NULL, O_SIZE },
 		{ "offset-align", required_argument, NULL, O_ALIGN },
 		{ "json", no_argument, NULL, O_JSON },
@@ -302,6 +311,9 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		case O_FIXED:
 			o->fixed = true;
 			break;
+		case O_URING:
+			o->uring = true;
+			break;
 		case O_SIZE:
 			if (!parse_bytes(optarg, &o->size) || !o->size)
 				usage_err("bad --size '%s'", optarg);
@@ -328,6 +340,8 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		usage_err("--dev is required");
 	if (have_ios && o->time_s > 0)
 		usage_err("--ios and --time exclude each other");
+	if (o->uring && o->kvec)
+		usage_err("--kvec is an aio flag; --uring does not take it");
 	if (!o->batch)
 		o->batch = o->qd;
 	if (o->batch > o->qd)
@@ -338,9 +352,68 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		o->ios = DEF_IOS;
 }
 
-/* Register every slot's buffer, buffer i for slot i, with the context. */
-static void register_bufs(io_context_t ctx, struct slot *slots, unsigned int n,
-			  uint64_t bs)
+static void prep_iocb(const struct opts *o, struct slot *s, int fd, bool is_write)
+{
+	if (is_write)
+		io_prep_pwrite(&s->cb, fd, s->buf, o->bs, s->off);
+	else
+		io_prep_pread(&s->cb, fd, s->buf, o->bs, s->off);
+	if (o->kvec)
+		s->cb.u.c.flags |= IOCB_FLAG_KVEC;
+	if (o->fixed)
+		kvec_aio_use_fixed(&s->cb, s->index);
+	s->cb.data = s;
+}
+
+static void prep_sqe(struct io_uring *ring, const struct opts *o, struct slot *s,
+		     int fd, bool is_write)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+
+	if (!sqe)
+		die("io_uring: no free sqe");	/* never: at most qd in flight */
+	if (o->fixed && is_write)
+		io_uring_prep_write_fixed(sqe, fd, s->buf, o->bs, s->off, s->index);
+	else if (o->fixed)
+		io_uring_prep_read_fixed(sqe, fd, s->buf, o->bs, s->off, s->index);
+	else if (is_write)
+		io_uring_prep_write(sqe, fd, s->buf, o->bs, s->off);
+	else
+		io_uring_prep_read(sqe, fd, s->buf, o->bs, s->off);
+	io_uring_sqe_set_data(sqe, s);
+}
+
+/*
+ * Wait for at least @min completions and take up to @max, as io_events so
+ * that the caller treats both interfaces alike.  Returns the number taken.
+ */
+static int reap_uring(struct io_uring *ring, unsigned int min, unsigned int max,
+		      struct io_event *ev)
+{
+	struct io_uring_cqe *cqe;
+	unsigned int head, n = 0;
+	int ret;
+
+	ret = io_uring_wait_cqe_nr(ring, &cqe, min);
+	if (ret)
+		return ret;
+	io_uring_for_each_cqe(ring, head, cqe) {
+		if (n == max)
+			break;
+		ev[n].data = io_uring_cqe_get_data(cqe);
+		ev[n].res = cqe->res;
+		n++;
+	}
+	io_uring_cq_advance(ring, n);
+	return (int)n;
+}
+
+/*
+ * Register every slot's buffer, buffer i for slot i, with the aio context
+ * (registered kvecs) or the ring (io_uring's registered buffers).
+ */
+static void register_bufs(io_context_t ctx, struct io_uring *ring,
+			  struct slot *slots, unsigned int n, uint64_t bs)
 {
 	struct iovec *iov = calloc(n, sizeof(*iov));
 	unsigned int i;
@@ -355,7 +428,14 @@ static void register_bufs(io_context_t ctx, struct slot *slots, unsigned int n,
 		iov[i].iov_len = bs;
 		slots[i].index = i;
 	}
-	ret = kvec_aio_register(ctx, iov, n);
+	if (ring) {
+		ret = io_uring_register_buffers(ring, iov, n);
+		if (ret)
+			die("--fixed: io_uring_register_buffers: %s", strerror(-ret));
+		ret = (int)n;
+	} else {
+		ret = kvec_aio_register(ctx, iov, n);
+	}
 	if (ret != (int)n)
 		die("--fixed: registering %u buffers: %s", n,
 		    ret < 0 ? strerror(-ret) : "short count");
@@ -476,12 +556,13 @@ static void report(const struct opts *o, const struct result *r)
 	int i;
 
 	if (!o->json) {
-		printf("dev=%s rw=%s bs=%llu qd=%u batch=%u kvec=%d fixed=%d ios=%llu seconds=%.6f"
+		printf("dev=%s rw=%s bs=%llu qd=%u batch=%u kvec=%d fixed=%d uring=%d ios=%llu seconds=%.6f"
 		       " iops=%.1f mib_s=%.2f usr_s=%.3f sys_s=%.3f"
 		       " submit_lat_p50_us=%.2f submit_lat_p99_us=%.2f submit_lat_p999_us=%.2f"
 		       " clat_p50_us=%.2f clat_p99_us=%.2f clat_p999_us=%.2f",
 		       o->dev, rw_names[o->rw], (unsigned long long)o->bs, o->qd, o->batch,
-		       o->kvec, o->fixed, (unsigned long long)r->ios, r->seconds, iops, mib_s,
+		       o->kvec, o->fixed, o->uring, (unsigned long long)r->ios, r->seconds,
+		       iops, mib_s,
 		       r->usr_s, r->sys_s, r->slat.p50, r->slat.p99, r->slat.p999,
 		       r->clat.p50, r->clat.p99, r->clat.p999);
 		if (!r->ks_present)
@@ -499,12 +580,14 @@ static void report(const struct opts *o, const struct result *r)
 	printf("{\"dev\":");
 	json_str(o->dev);
 	printf(",\"rw\":\"%s\",\"bs\":%llu,\"qd\":%u,\"batch\":%u,\"kvec\":%s,\"fixed\":%s"
+	       ",\"uring\":%s"
 	       ",\"ios\":%llu,\"seconds\":%.6f,\"iops\":%.1f,\"mib_s\":%.2f"
 	       ",\"usr_s\":%.3f,\"sys_s\":%.3f"
 	       ",\"submit_lat_us\":{\"p50\":%.2f,\"p99\":%.2f,\"p999\":%.2f}"
 	       ",\"clat_us\":{\"p50\":%.2f,\"p99\":%.2f,\"p999\":%.2f},\"kvec_stats\":",
 	       rw_names[o->rw], (unsigned long long)o->bs, o->qd, o->batch,
 	       o->kvec ? "true" : "false", o->fixed ? "true" : "false",
+	       o->uring ? "true" : "false",
 	       (unsigned long long)r->ios, r->seconds,
 	       iops, mib_s, r->usr_s, r->sys_s, r->slat.p50, r->slat.p99,
 	       r->slat.p999, r->clat.p50, r->clat.p99, r->clat.p999);
@@ -551,6 +634,8 @@ int main(int argc, char **argv)
 	struct slot **freel;
 	struct iocb **cbs;
 	struct io_event *ev;
+	struct slot **pending;	/* the slots of one submission, in order */
+	struct io_uring ring;
 	struct lat slat, clat;
 	io_context_t ctx = 0;
 	uint64_t size, nblocks, seq = 0, rng = SEED_OFFSETS, drng = SEED_DATA;
@@ -578,8 +663,9 @@ int main(int argc, char **argv)
 	slots = calloc(o.qd, sizeof(*slots));
 	freel = calloc(o.qd, sizeof(*freel));
 	cbs = calloc(o.batch, sizeof(*cbs));
+	pending = calloc(o.batch, sizeof(*pending));
 	ev = calloc(o.qd, sizeof(*ev));
-	if (!slots || !freel || !cbs || !ev)
+	if (!slots || !freel || !cbs || !pending || !ev)
 		die("out of memory for %u slots", o.qd);
 	for (i = 0; i < o.qd; i++) {
 		ret = posix_memalign(&slots[i].buf, BUF_ALIGN, o.bs);
@@ -606,11 +692,17 @@ int main(int argc, char **argv)
 	}
 	nfree = o.qd;
 
-	ret = io_setup((int)o.qd, &ctx);
-	if (ret)
-		die("io_setup(%u): %s", o.qd, strerror(-ret));
+	if (o.uring) {
+		ret = io_uring_queue_init(o.qd, &ring, 0);
+		if (ret)
+			die("io_uring_queue_init(%u): %s", o.qd, strerror(-ret));
+	} else {
+		ret = io_setup((int)o.qd, &ctx);
+		if (ret)
+			die("io_setup(%u): %s", o.qd, strerror(-ret));
+	}
 	if (o.fixed)
-		register_bufs(ctx, slots, o.qd, o.bs);
+		register_bufs(ctx, o.uring ? &ring : NULL, slots, o.qd, o.bs);
 	lat_init(&slat, o.ios);
 	lat_init(&clat, o.ios);
 
@@ -644,19 +736,17 @@ int main(int argc, char **argv)
 					off = (long long)seq;
 					seq += o.bs;
 				}
-				if (is_write)
-					io_prep_pwrite(&s->cb, fd, s->buf, o.bs, off);
-				else
-					io_prep_pread(&s->cb, fd, s->buf, o.bs, off);
-				if (o.kvec)
-					s->cb.u.c.flags |= IOCB_FLAG_KVEC;
-				if (o.fixed)
-					kvec_aio_use_fixed(&s->cb, s->index);
-				s->cb.data = s;
-				cbs[i] = &s->cb;
+				s->off = off;
+				if (o.uring) {
+					prep_sqe(&ring, &o, s, fd, is_write);
+				} else {
+					prep_iocb(&o, s, fd, is_write);
+					cbs[i] = &s->cb;
+				}
+				pending[i] = s;
 			}
 			t0 = now_ns();
-			ret = io_submit(ctx, n, cbs);
+			ret = o.uring ? io_uring_submit(&ring) : io_submit(ctx, n, cbs);
 			t1 = now_ns();
 			/* A full queue is no error while completions can free it. */
 			if (ret == -EAGAIN && inflight)
@@ -667,11 +757,14 @@ int main(int argc, char **argv)
 				die("io_submit queued none of %u iocbs", n);
 			per = ret ? (t1 - t0) / (uint64_t)ret : 0;
 			for (j = 0; j < ret; j++) {
-				((struct slot *)cbs[j]->data)->t_sub = t0;
+				pending[j]->t_sub = t0;
 				lat_add(&slat, per);
 			}
+			/* io_uring keeps unsubmitted sqes queued; aio hands them back */
+			if (o.uring && ret < (int)n)
+				die("io_uring_submit queued %d of %u", ret, n);
 			for (j = ret; j < (int)n; j++)
-				freel[nfree++] = cbs[j]->data;
+				freel[nfree++] = pending[j];
 			inflight += (unsigned int)ret;
 			submitted += (uint64_t)ret;
 			if (ret < (int)n)
@@ -680,12 +773,17 @@ int main(int argc, char **argv)
 		if (!inflight)
 			break;
 
-		ret = io_getevents(ctx, inflight < o.batch ? inflight : o.batch,
-				   o.qd, ev, NULL);
+		if (o.uring)
+			ret = reap_uring(&ring, inflight < o.batch ? inflight : o.batch,
+					 o.qd, ev);
+		else
+			ret = io_getevents(ctx, inflight < o.batch ? inflight : o.batch,
+					   o.qd, ev, NULL);
 		if (ret == -EINTR)
 			continue;
 		if (ret < 0)
-			die("io_getevents: %s", strerror(-ret));
+			die("%s: %s", o.uring ? "io_uring_wait_cqe_nr" : "io_getevents",
+			    strerror(-ret));
 		t_end = now_ns();
 		for (j = 0; j < ret; j++) {
 			struct slot *s = ev[j].data;
@@ -693,10 +791,10 @@ int main(int argc, char **argv)
 
 			if (res < 0)
 				die("%s at offset %lld: %s", rw_names[o.rw],
-				    s->cb.u.c.offset, strerror((int)-res));
+				    s->off, strerror((int)-res));
 			if ((uint64_t)res != o.bs)
 				die("%s at offset %lld: short I/O, %ld of %llu bytes",
-				    rw_names[o.rw], s->cb.u.c.offset, res,
+				    rw_names[o.rw], s->off, res,
 				    (unsigned long long)o.bs);
 			lat_add(&clat, t_end - s->t_sub);
 			freel[nfree++] = s;
@@ -726,13 +824,17 @@ int main(int argc, char **argv)
 	}
 	report(&o, &r);
 
-	io_destroy(ctx);
+	if (o.uring)
+		io_uring_queue_exit(&ring);
+	else
+		io_destroy(ctx);
 	close(fd);
 	for (i = 0; i < o.qd; i++)
 		free(slots[i].buf);
 	free(slots);
 	free(freel);
 	free(cbs);
+	free(pending);
 	free(ev);
 	free(slat.v);
 	free(clat.v);
