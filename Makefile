@@ -27,7 +27,7 @@ APT_PKGS := linux-source-6.1 gcc make git qemu-system-x86 libaio-dev liburing-de
 	    bison flex libelf-dev libssl-dev dwarves cpio ccache gnuplot-nox \
 	    jq python3 kmod
 
-.PHONY: help setup tree kernel userspace test bench refresh checkpatch sizes clean
+.PHONY: help setup tree kernel userspace test test-debug bench refresh checkpatch sizes clean
 
 help:
 	@echo "kvec-aio targets:"
@@ -36,6 +36,7 @@ help:
 	@echo "  kernel      configure (tinyconfig + qemu/kvec.config, verified) and build bzImage"
 	@echo "  userspace   build the libaio tests and tools into build/userspace"
 	@echo "  test        setup, kernel, userspace, then run the suite in a QEMU guest"
+	@echo "  test-debug  the suite and fault injection on a debug kernel (KASAN, lockdep, kmemleak)"
 	@echo "  bench       setup, kernel, userspace, then run the benchmark matrix (QUICK=1: subset)"
 	@echo "  refresh     format-patch build/linux's commits back into kvec/, aio-glue/ and series"
 	@echo "  checkpatch  scripts/checkpatch.pl --strict on every patch in the series"
@@ -116,10 +117,10 @@ $(KOBJ)/.config: $(BUILD)/.tree-stamp $(FRAGMENT)
 
 kernel: $(KOBJ)/.config
 	@echo "kernel: building bzImage$(if $(CCACHE), (ccache))"
-	@$(KMAKE) bzImage > $(BUILD)/kernel-build.log 2>&1 || \
-		{ tail -n 40 $(BUILD)/kernel-build.log >&2; exit 1; }
-	@grep -E 'warning:' $(BUILD)/kernel-build.log >&2 || true
-	@echo "kernel: $$(cat $(KOBJ)/include/config/kernel.release) -> build/obj/arch/x86/boot/bzImage"
+	@$(KMAKE) bzImage > $(KOBJ)/build.log 2>&1 || \
+		{ tail -n 40 $(KOBJ)/build.log >&2; exit 1; }
+	@grep -E 'warning:' $(KOBJ)/build.log >&2 || true
+	@echo "kernel: $$(cat $(KOBJ)/include/config/kernel.release) -> $(BZIMAGE:$(TOP)/%=%)"
 
 userspace:
 	@$(MAKE) -C userspace O=$(BUILD)/userspace
@@ -127,6 +128,20 @@ userspace:
 test: setup
 	@$(MAKE) kernel userspace
 	@$(TOP)/userspace/tests/run-host "$(GUEST_DEVS)"
+
+# The debug guest: the same fragment plus qemu/debug.config, built apart.
+DEBUG_KOBJ     := $(BUILD)/obj-debug
+DEBUG_FRAGMENT := $(BUILD)/debug-guest.config
+
+$(DEBUG_FRAGMENT): $(TOP)/qemu/kvec.config $(TOP)/qemu/debug.config
+	@mkdir -p $(BUILD)
+	@cat $^ > $@
+
+test-debug: setup
+	@$(MAKE) $(DEBUG_FRAGMENT) userspace
+	@$(MAKE) kernel KOBJ=$(DEBUG_KOBJ) FRAGMENT=$(DEBUG_FRAGMENT)
+	@KERNEL=$(DEBUG_KOBJ)/arch/x86/boot/bzImage \
+		$(TOP)/userspace/tests/run-host --debug "$(GUEST_DEVS)"
 
 bench: setup
 	@$(MAKE) kernel userspace
