@@ -716,6 +716,47 @@ bool aiot_sync_verify(int fd, uint64_t off, uint64_t len, uint64_t seed)
 
 /* ------------------------------------------------------------ statistics */
 
+long long aiot_vmstat(const char *name)
+{
+	char key[64];
+	long long v, found = -1;
+	FILE *f;
+	int rfd;
+
+	/* fold the per-cpu differences in, or the counts lag by a few */
+	rfd = open("/proc/sys/vm/stat_refresh", O_WRONLY);
+	if (rfd >= 0) {
+		if (write(rfd, "1", 1) != 1)
+			aiot_die("stat_refresh: %s", strerror(errno));
+		close(rfd);
+	}
+	f = fopen("/proc/vmstat", "r");
+	if (!f)
+		return -1;
+	while (fscanf(f, "%63s %lld", key, &v) == 2)
+		if (!strcmp(key, name))
+			found = v;
+	fclose(f);
+	return found;
+}
+
+long long aiot_pins_out(void)
+{
+	return aiot_vmstat("nr_foll_pin_acquired") - aiot_vmstat("nr_foll_pin_released");
+}
+
+void aiot_pins_settle(const char *what, long long base)
+{
+	long long now = aiot_pins_out();
+	int i;
+
+	for (i = 0; i < 30 && now != base; i++) {
+		usleep(100000);
+		now = aiot_pins_out();
+	}
+	CHECK(now == base, "%s: %lld pages still pinned", what, now - base);
+}
+
 long long aiot_stat(const char *name)
 {
 	FILE *f = fopen(AIOT_STATS_FILE, "r");

@@ -222,6 +222,12 @@ bool aiot_sync_verify(int fd, uint64_t off, uint64_t len, uint64_t seed);
  * file or the name is absent (a kernel without the feature).
  */
 long long aiot_stat(const char *name);
+/* /proc/vmstat counter @name (per-cpu deltas folded in first), -1 if absent */
+long long aiot_vmstat(const char *name);
+/* FOLL_PIN pages taken and not yet released, system-wide */
+long long aiot_pins_out(void);
+/* CHECK that aiot_pins_out() returns to @base within 3 s (deferred unpins) */
+void aiot_pins_settle(const char *what, long long base);
 bool aiot_stats_present(void);
 
 static inline uint64_t aiot_round_up(uint64_t v, uint64_t a)

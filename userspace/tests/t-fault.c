@@ -278,42 +278,6 @@ static void dev_fail(bool on)
 
 /* -------------------------------------------------------------- counters */
 
-static long long vmstat(const char *name)
-{
-	char key[64];
-	long long v, found = -1;
-	FILE *f;
-
-	/* fold the per-cpu differences in, or the counts lag */
-	put("/proc/sys/vm/stat_refresh", "1");
-	f = fopen("/proc/vmstat", "r");
-	if (!f)
-		return -1;
-	while (fscanf(f, "%63s %lld", key, &v) == 2)
-		if (!strcmp(key, name))
-			found = v;
-	fclose(f);
-	return found;
-}
-
-static long long pins_out(void)
-{
-	return vmstat("nr_foll_pin_acquired") - vmstat("nr_foll_pin_released");
-}
-
-/* Pins taken since @base all released (deferred unpins within 3 s)? */
-static void pins_settle(const char *phase, long long base)
-{
-	long long now = pins_out();
-	int i;
-
-	for (i = 0; i < 30 && now != base; i++) {
-		usleep(100000);
-		now = pins_out();
-	}
-	CHECK(now == base, "%s: %lld pages still pinned", phase, now - base);
-}
-
 struct kst {
 	long long submitted, completed, errors;
 };
@@ -852,7 +816,7 @@ static void phase_a1(void)
 	struct tagsum ts[MAXOPS] = { { 0 } };
 	struct tally t = { 0 };
 	struct kst k0 = kst_now();
-	long long pins0 = pins_out(), inj;
+	long long pins0 = aiot_pins_out(), inj;
 	int r, i;
 
 	fa_arm(FA_MKREQ, 100, 1, false);
@@ -889,7 +853,7 @@ static void phase_a1(void)
 	tally_print("a1", &t);
 	fprintf(stderr, "t-fault: a1: %lld bio failures injected\n", inj);
 	kst_check("a1", k0, t.accepted, t.failed);
-	pins_settle("a1", pins0);
+	aiot_pins_settle("a1", pins0);
 }
 
 /*
@@ -912,7 +876,7 @@ static void phase_a2(void)
 		return;
 	}
 	k0 = kst_now();
-	pins0 = pins_out();
+	pins0 = aiot_pins_out();
 	fa_arm(FA_MKREQ, 100, 3, false);
 	dev_fail(true);
 	for (r = 0; r < rounds; r++) {
@@ -939,7 +903,7 @@ static void phase_a2(void)
 	tally_print("a2", &t);
 	fprintf(stderr, "t-fault: a2: %lld bio failures injected\n", inj);
 	kst_check("a2", k0, t.accepted, t.failed);
-	pins_settle("a2", pins0);
+	aiot_pins_settle("a2", pins0);
 }
 
 /* Every 5th bio fails: whether a 4 MiB I/O does depends on the path's bios. */
@@ -948,7 +912,7 @@ static void phase_a3(void)
 	const int rounds = 8;
 	struct tally t = { 0 };
 	struct kst k0 = kst_now();
-	long long pins0 = pins_out(), inj;
+	long long pins0 = aiot_pins_out(), inj;
 	int r, i, ok = 0;
 
 	fa_arm(FA_MKREQ, 100, 5, false);
@@ -974,7 +938,7 @@ static void phase_a3(void)
 	tally_print("a3", &t);
 	fprintf(stderr, "t-fault: a3: %lld bio failures injected\n", inj);
 	kst_check("a3", k0, t.accepted, t.failed);
-	pins_settle("a3", pins0);
+	aiot_pins_settle("a3", pins0);
 }
 
 static void bb_set(char sign, uint64_t off, size_t len)
@@ -1029,7 +993,7 @@ static void phase_a4(void)
 		return;
 	}
 	k0 = kst_now();
-	pins0 = pins_out();
+	pins0 = aiot_pins_out();
 	for (r = 0; r < rounds; r++) {
 		uint64_t wbad = aslot[7].off + aiot_round_down((uint64_t)r * 700 * AIOT_KIB + 12288, blen);
 		uint64_t rbad = A_R + aiot_round_down((uint64_t)r * 650 * AIOT_KIB + 40960, blen);
@@ -1071,7 +1035,7 @@ static void phase_a4(void)
 	tally_print("a4", &t);
 	fprintf(stderr, "t-fault: a4: request reach %llu bytes\n", (unsigned long long)reach);
 	kst_check("a4", k0, t.accepted, t.failed);
-	pins_settle("a4", pins0);
+	aiot_pins_settle("a4", pins0);
 }
 
 /* ------------------------------------------------- b: allocation failures */
@@ -1112,7 +1076,7 @@ static void phase_b(const char *name, int slab_p, int page_p, int rounds)
 {
 	struct tally t = { 0 };
 	struct kst k0 = kst_now();
-	long long pins0 = pins_out(), islab = 0, ipage = 0;
+	long long pins0 = aiot_pins_out(), islab = 0, ipage = 0;
 	int r, i, resolved = 0;
 
 	if ((slab_p && !fa_present[FA_SLAB]) || (page_p && !fa_present[FA_PAGE]) ||
@@ -1151,7 +1115,7 @@ static void phase_b(const char *name, int slab_p, int page_p, int rounds)
 	fprintf(stderr, "t-fault: %s: failslab %lld, fail_page_alloc %lld injected\n", name,
 		islab, ipage);
 	kst_check(name, k0, t.accepted, t.failed);
-	pins_settle(name, pins0);
+	aiot_pins_settle(name, pins0);
 }
 
 /* --------------------------------------------------------- c: pin races */
@@ -1241,7 +1205,7 @@ static void phase_c(void)
 	const int rounds = 40;
 	struct tally t = { 0 };
 	struct kst k0 = kst_now();
-	long long pins0 = pins_out();
+	long long pins0 = aiot_pins_out();
 	uint64_t rnd = 0x2545f4914f6cdd1dULL;
 	pthread_t th;
 	int r, i, allowed = 0, ret;
@@ -1303,7 +1267,7 @@ static void phase_c(void)
 	fprintf(stderr, "t-fault: c: %ld remaps, %lld I/Os hit a missing page\n",
 		racer_cycles, pin_faults);
 	kst_check("c", k0, t.accepted, t.failed);
-	pins_settle("c", pins0);
+	aiot_pins_settle("c", pins0);
 }
 
 int main(void)

@@ -34,30 +34,6 @@
 static io_context_t ctx;
 static int fd;
 
-static long long vmstat(const char *name)
-{
-	char key[64];
-	long long v, found = -1;
-	FILE *f;
-	int rfd;
-
-	/* fold the per-cpu differences in first, or counts lag by a few */
-	rfd = open("/proc/sys/vm/stat_refresh", O_WRONLY);
-	if (rfd >= 0) {
-		if (write(rfd, "1", 1) != 1)
-			aiot_die("stat_refresh: %s", strerror(errno));
-		close(rfd);
-	}
-	f = fopen("/proc/vmstat", "r");
-	if (!f)
-		return -1;
-	while (fscanf(f, "%63s %lld", key, &v) == 2)
-		if (!strcmp(key, name))
-			found = v;
-	fclose(f);
-	return found;
-}
-
 /* Counters that show what an operation pinned and unpinned. */
 struct pins {
 	long long acquired, released, pinned, registered, unregistered, fixed;
@@ -66,8 +42,8 @@ struct pins {
 static struct pins pins_now(void)
 {
 	struct pins p = {
-		.acquired = vmstat("nr_foll_pin_acquired"),
-		.released = vmstat("nr_foll_pin_released"),
+		.acquired = aiot_vmstat("nr_foll_pin_acquired"),
+		.released = aiot_vmstat("nr_foll_pin_released"),
 		.pinned = aiot_stat("pages_pinned"),
 		.registered = aiot_stat("pages_registered"),
 		.unregistered = aiot_stat("pages_unregistered"),

@@ -55,48 +55,6 @@ static io_context_t ctx;
 
 /* -------------------------------------------------------------- helpers */
 
-static long long vmstat(const char *name)
-{
-	char key[64];
-	long long v, found = -1;
-	FILE *f;
-	int rfd;
-
-	/* fold the per-cpu differences in, or the counts lag */
-	rfd = open("/proc/sys/vm/stat_refresh", O_WRONLY);
-	if (rfd >= 0) {
-		if (write(rfd, "1", 1) != 1)
-			aiot_die("stat_refresh: %s", strerror(errno));
-		close(rfd);
-	}
-	f = fopen("/proc/vmstat", "r");
-	if (!f)
-		return -1;
-	while (fscanf(f, "%63s %lld", key, &v) == 2)
-		if (!strcmp(key, name))
-			found = v;
-	fclose(f);
-	return found;
-}
-
-static long long pins_out(void)
-{
-	return vmstat("nr_foll_pin_acquired") - vmstat("nr_foll_pin_released");
-}
-
-/* All pins taken since @base released again (deferred unpins: 3 s)? */
-static void pins_settle(const char *what, long long base)
-{
-	long long now = pins_out();
-	int i;
-
-	for (i = 0; i < 30 && now != base; i++) {
-		usleep(100000);
-		now = pins_out();
-	}
-	CHECK(now == base, "%s: %lld pages still pinned", what, now - base);
-}
-
 /* In a kvec mode each accepted iocb went through the kvec path once. */
 static void kvec_count(const char *what, long long sub0, long long comp0, long long accepted)
 {
@@ -158,7 +116,7 @@ static void test_munmap(void)
 {
 	static struct iocb cbs[2 * MN];
 	uint8_t *buf[2 * MN];
-	long long pins0 = pins_out(), sub0 = aiot_stat("iocbs_submitted");
+	long long pins0 = aiot_pins_out(), sub0 = aiot_stat("iocbs_submitted");
 	long long comp0 = aiot_stat("iocbs_completed");
 	int round, i, full = 0, once = 0, n = 0;
 
@@ -232,7 +190,7 @@ static void test_munmap(void)
 	}
 	aiot_R("munmap-after-submit ios=%d completed-once=%d full=%d", n, once, full);
 	kvec_count("munmap", sub0, comp0, n);
-	pins_settle("munmap after submit", pins0);
+	aiot_pins_settle("munmap after submit", pins0);
 }
 
 /* ------------------------------------------------------ fork with reads */
@@ -248,7 +206,7 @@ static void test_fork(void)
 	};
 	static struct iocb cbs[FN];
 	static struct iovec iov[FN][4];
-	long long pins0 = pins_out(), sub0 = aiot_stat("iocbs_submitted");
+	long long pins0 = aiot_pins_out(), sub0 = aiot_stat("iocbs_submitted");
 	long long comp0 = aiot_stat("iocbs_completed");
 	int round, total = 0;
 
@@ -341,7 +299,7 @@ static void test_fork(void)
 		total += FN;
 	}
 	kvec_count("fork", sub0, comp0, total);
-	pins_settle("fork with reads in flight", pins0);
+	aiot_pins_settle("fork with reads in flight", pins0);
 }
 
 /* ------------------------------------------- io_destroy while submitting */
@@ -373,7 +331,7 @@ static void test_destroy(void)
 	static struct iocb cbs[DN];
 	struct iocb *cbp[DN];
 	uint8_t *bufs = aiot_alloc((size_t)DN * DLEN);
-	long long pins0 = pins_out(), sub0 = aiot_stat("iocbs_submitted");
+	long long pins0 = aiot_pins_out(), sub0 = aiot_stat("iocbs_submitted");
 	long long comp0 = aiot_stat("iocbs_completed");
 	long long all_queued = 0;
 	int round;
@@ -469,7 +427,7 @@ static void test_destroy(void)
 	}
 	free(bufs);
 	kvec_count("destroy race", sub0, comp0, all_queued);
-	pins_settle("io_destroy race", pins0);
+	aiot_pins_settle("io_destroy race", pins0);
 }
 
 /* ---------------------------------------------------------- verified I/O */
@@ -615,7 +573,7 @@ static void test_pressure(void)
 	struct vio v = { 0 };
 	uint8_t *bufs = aiot_alloc((size_t)VN * VSLOT);
 	long long avail = meminfo_kib("MemAvailable"), total = meminfo_kib("MemTotal");
-	long long floor_kib, pins0 = pins_out();
+	long long floor_kib, pins0 = aiot_pins_out();
 	size_t target;
 	int status, i;
 	pid_t pid;
@@ -660,7 +618,7 @@ static void test_pressure(void)
 	       v.full, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 	munmap(ps, AIOT_PAGE);
 	free(bufs);
-	pins_settle("memory pressure", pins0);
+	aiot_pins_settle("memory pressure", pins0);
 }
 
 /* ------------------------------------------------ mode switch under load */
@@ -710,7 +668,7 @@ static void test_modeswitch(void)
 {
 	struct vio v = { 0 };
 	uint8_t *bufs;
-	long long pins0 = pins_out(), sub0 = aiot_stat("iocbs_submitted");
+	long long pins0 = aiot_pins_out(), sub0 = aiot_stat("iocbs_submitted");
 	long long kio0 = aiot_stat("kiobuf_iocbs");
 	pthread_t th;
 	FILE *f;
@@ -742,7 +700,7 @@ static void test_modeswitch(void)
 		flips, aiot_stat("iocbs_submitted") - sub0, aiot_stat("kiobuf_iocbs") - kio0, v.ios);
 	aiot_R("modeswitch ios=%d completed-once=%d full=%d", v.ios, v.once, v.full);
 	free(bufs);
-	pins_settle("mode switch", pins0);
+	aiot_pins_settle("mode switch", pins0);
 }
 
 int main(void)
