@@ -124,6 +124,9 @@ static void test_munmap(void)
 	for (round = 0; round < 4; round++) {
 		uint64_t seed = 7200 + round;
 		bool each = round & 1;	/* unmap right after each iocb's own io_submit */
+		struct io_event ev[2 * MN];
+		unsigned char seen[2 * MN];
+		int got, want;
 
 		for (i = 0; i < 2 * MN; i++) {
 			uint64_t off = i < MN ? M_W + (uint64_t)i * MIB : M_R;
@@ -138,10 +141,6 @@ static void test_munmap(void)
 			cbs[i].data = (void *)(uintptr_t)(i + 1);
 		}
 		if (each) {
-			struct io_event ev[2 * MN];
-			unsigned char seen[2 * MN] = { 0 };
-			int got;
-
 			for (i = 0; i < 2 * MN; i++) {
 				struct iocb *p = &cbs[i];
 				int ret = aiot_submit(ctx, 1, &p);
@@ -149,21 +148,10 @@ static void test_munmap(void)
 				CHECK(ret == 1, "io_submit %d: %s", i, aiot_rstr(ret));
 				aiot_unmap(buf[i], MIB);
 			}
-			got = aiot_reap(ctx, 2 * MN, ev);
-			for (i = 0; i < got; i++) {
-				int idx = aiot_event_iocb(&ev[i], cbs, 2 * MN, seen);
-
-				if (idx < 0)
-					continue;
-				once++;
-				full += CHECK((long)ev[i].res == MIB && ev[i].res2 == 0,
-					      "iocb %d: res %s", idx, aiot_rstr((long)ev[i].res));
-			}
+			want = 2 * MN;
 		} else {
 			struct iocb *cbp[2 * MN];
-			struct io_event ev[2 * MN];
-			unsigned char seen[2 * MN] = { 0 };
-			int got, ret;
+			int ret;
 
 			for (i = 0; i < 2 * MN; i++)
 				cbp[i] = &cbs[i];
@@ -171,16 +159,18 @@ static void test_munmap(void)
 			CHECK(ret == 2 * MN, "io_submit: %s", aiot_rstr(ret));
 			for (i = 0; i < 2 * MN; i++)
 				aiot_unmap(buf[i], MIB);
-			got = aiot_reap(ctx, ret > 0 ? ret : 0, ev);
-			for (i = 0; i < got; i++) {
-				int idx = aiot_event_iocb(&ev[i], cbs, 2 * MN, seen);
+			want = ret > 0 ? ret : 0;
+		}
+		memset(seen, 0, sizeof(seen));
+		got = aiot_reap(ctx, want, ev);
+		for (i = 0; i < got; i++) {
+			int idx = aiot_event_iocb(&ev[i], cbs, 2 * MN, seen);
 
-				if (idx < 0)
-					continue;
-				once++;
-				full += CHECK((long)ev[i].res == MIB && ev[i].res2 == 0,
-					      "iocb %d: res %s", idx, aiot_rstr((long)ev[i].res));
-			}
+			if (idx < 0)
+				continue;
+			once++;
+			full += CHECK((long)ev[i].res == MIB && ev[i].res2 == 0,
+				      "iocb %d: res %s", idx, aiot_rstr((long)ev[i].res));
 		}
 		n += 2 * MN;
 		/* what the unmapped buffers held at submit time is on the device */
