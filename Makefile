@@ -27,7 +27,7 @@ APT_PKGS := linux-source-6.1 gcc make git qemu-system-x86 libaio-dev liburing-de
 	    bison flex libelf-dev libssl-dev dwarves cpio ccache gnuplot-nox \
 	    jq python3 kmod
 
-.PHONY: help setup tree kernel userspace test test-debug bench refresh checkpatch sizes clean
+.PHONY: help setup tree kernel userspace test test-debug bench profile refresh checkpatch sizes clean
 
 help:
 	@echo "kvec-aio targets:"
@@ -38,6 +38,7 @@ help:
 	@echo "  test        setup, kernel, userspace, then run the suite in a QEMU guest"
 	@echo "  test-debug  the suite and fault injection on a debug kernel (KASAN, lockdep, kmemleak)"
 	@echo "  bench       setup, kernel, userspace, then run the benchmark matrix (QUICK=1: subset)"
+	@echo "  profile     instructions per I/O by kernel symbol, per path (perf in an icount guest)"
 	@echo "  refresh     format-patch build/linux's commits back into kvec/, aio-glue/ and series"
 	@echo "  checkpatch  scripts/checkpatch.pl --strict on every patch in the series"
 	@echo "  sizes       pahole of the kvec, kiobuf-emulation, bio and aio structures"
@@ -146,6 +147,21 @@ test-debug: setup
 bench: setup
 	@$(MAKE) kernel userspace
 	@$(TOP)/benchmarks/run $(if $(QUICK),--quick)
+
+# The profiling guest: the plain fragment plus perf events and symbols, so
+# that the figures stay those of the benchmark kernel as far as possible.
+PERF_KOBJ     := $(BUILD)/obj-perf
+PERF_FRAGMENT := $(BUILD)/perf-guest.config
+
+$(PERF_FRAGMENT): $(TOP)/qemu/kvec.config $(TOP)/qemu/perf.config
+	@mkdir -p $(BUILD)
+	@cat $^ > $@
+
+profile:
+	@$(MAKE) setup APT_PKGS="$(APT_PKGS) linux-perf"
+	@$(MAKE) $(PERF_FRAGMENT) userspace
+	@$(MAKE) kernel KOBJ=$(PERF_KOBJ) FRAGMENT=$(PERF_FRAGMENT)
+	@KERNEL=$(PERF_KOBJ)/arch/x86/boot/bzImage $(TOP)/benchmarks/profile $(PROFILE_ARGS)
 
 # Patches whose subject starts with "aio:" belong to the fs/aio.c glue, the
 # rest to the kvec core.
