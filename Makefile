@@ -134,7 +134,8 @@ test: setup
 DEBUG_KOBJ     := $(BUILD)/obj-debug
 DEBUG_FRAGMENT := $(BUILD)/debug-guest.config
 
-$(DEBUG_FRAGMENT): $(TOP)/qemu/kvec.config $(TOP)/qemu/debug.config
+# build/NAME-guest.config: kvec.config plus qemu/NAME.config
+$(BUILD)/%-guest.config: $(TOP)/qemu/kvec.config $(TOP)/qemu/%.config
 	@mkdir -p $(BUILD)
 	@cat $^ > $@
 
@@ -157,10 +158,6 @@ bench: setup
 # that the figures stay those of the benchmark kernel as far as possible.
 PERF_KOBJ     := $(BUILD)/obj-perf
 PERF_FRAGMENT := $(BUILD)/perf-guest.config
-
-$(PERF_FRAGMENT): $(TOP)/qemu/kvec.config $(TOP)/qemu/perf.config
-	@mkdir -p $(BUILD)
-	@cat $^ > $@
 
 profile:
 	@$(MAKE) setup APT_PKGS="$(APT_PKGS) linux-perf"
