@@ -642,6 +642,15 @@ static void tally_print(const char *phase, const struct tally *t)
 		t->efault, t->enomem, t->other, t->sub_eagain, t->sub_enomem, t->sub_other);
 }
 
+/* End of a phase: its tally, the kvec counters against it, pins balanced. */
+static void phase_close(const char *phase, const struct tally *t, struct kst k0,
+			long long pins0)
+{
+	tally_print(phase, t);
+	kst_check(phase, k0, t->accepted, t->failed);
+	aiot_pins_settle(phase, pins0);
+}
+
 /* Did the op transfer nothing, by its outcome? */
 static bool op_nothing(const struct op *o, bool eio_nothing)
 {
@@ -850,10 +859,8 @@ static void phase_a1(void)
 	for (i = 0; i < MAXOPS && ts[i].tag; i++)
 		aiot_R("a1 %s p=100 n=%d res=%s", ts[i].tag, ts[i].n,
 		       ts[i].mixed ? "mixed" : aiot_rstr(ts[i].res));
-	tally_print("a1", &t);
 	fprintf(stderr, "t-fault: a1: %lld bio failures injected\n", inj);
-	kst_check("a1", k0, t.accepted, t.failed);
-	aiot_pins_settle("a1", pins0);
+	phase_close("a1", &t, k0, pins0);
 }
 
 /*
@@ -900,10 +907,8 @@ static void phase_a2(void)
 	for (i = 0; i < 2 && ts[i].tag; i++)
 		aiot_R("a2 %s interval=3 n=%d res=%s", ts[i].tag, ts[i].n,
 		       ts[i].mixed ? "mixed" : aiot_rstr(ts[i].res));
-	tally_print("a2", &t);
 	fprintf(stderr, "t-fault: a2: %lld bio failures injected\n", inj);
-	kst_check("a2", k0, t.accepted, t.failed);
-	aiot_pins_settle("a2", pins0);
+	phase_close("a2", &t, k0, pins0);
 }
 
 /* Every 5th bio fails: whether a 4 MiB I/O does depends on the path's bios. */
@@ -935,10 +940,8 @@ static void phase_a3(void)
 	inj = fa_disarm(FA_MKREQ);
 	aiot_R("a3 mbio-4m interval=5 ios=%d completed-once=%d full-or-EIO=%d",
 	       t.attempts, t.accepted, ok);
-	tally_print("a3", &t);
 	fprintf(stderr, "t-fault: a3: %lld bio failures injected\n", inj);
-	kst_check("a3", k0, t.accepted, t.failed);
-	aiot_pins_settle("a3", pins0);
+	phase_close("a3", &t, k0, pins0);
 }
 
 static void bb_set(char sign, uint64_t off, size_t len)
@@ -1032,10 +1035,8 @@ static void phase_a4(void)
 			check_read(&ops[3], b_read_seed, false);
 		}
 	}
-	tally_print("a4", &t);
 	fprintf(stderr, "t-fault: a4: request reach %llu bytes\n", (unsigned long long)reach);
-	kst_check("a4", k0, t.accepted, t.failed);
-	aiot_pins_settle("a4", pins0);
+	phase_close("a4", &t, k0, pins0);
 }
 
 /* ------------------------------------------------- b: allocation failures */
@@ -1111,11 +1112,9 @@ static void phase_b(const char *name, int slab_p, int page_p, int rounds)
 	if (page_p)
 		ipage = fa_disarm(FA_PAGE);
 	aiot_R("%s attempts=%d resolved-once=%d", name, t.attempts, resolved);
-	tally_print(name, &t);
 	fprintf(stderr, "t-fault: %s: failslab %lld, fail_page_alloc %lld injected\n", name,
 		islab, ipage);
-	kst_check(name, k0, t.accepted, t.failed);
-	aiot_pins_settle(name, pins0);
+	phase_close(name, &t, k0, pins0);
 }
 
 /* --------------------------------------------------------- c: pin races */
@@ -1263,11 +1262,9 @@ static void phase_c(void)
 	      t.attempts - t.accepted, t.attempts);
 	aiot_R("c pinrace ios=%d completed-once=%d res-allowed=%d", t.attempts, t.accepted,
 	       allowed);
-	tally_print("c", &t);
 	fprintf(stderr, "t-fault: c: %ld remaps, %lld I/Os hit a missing page\n",
 		racer_cycles, pin_faults);
-	kst_check("c", k0, t.accepted, t.failed);
-	aiot_pins_settle("c", pins0);
+	phase_close("c", &t, k0, pins0);
 }
 
 int main(void)
