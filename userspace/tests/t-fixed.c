@@ -14,7 +14,10 @@
  *  - munmap of a registered buffer keeps its pages: a fixed write from the
  *    unmapped range still sends the data, the pins go at unregister;
  *  - fork with a fixed read in flight: the data lands in the parent;
- *  - RLIMIT_MEMLOCK without CAP_IPC_LOCK: ENOMEM past the limit.
+ *  - RLIMIT_MEMLOCK without CAP_IPC_LOCK: ENOMEM past the limit;
+ *  - 4 MiB fixed I/Os from 512 bytes into a page, past BIO_MAX_VECS pages:
+ *    the right data, one bio each (the bio uses the buffer's bio_vecs and
+ *    the block layer splits it).
  * On an O_DIRECT block device fixed I/O takes the kvec path in every mode.
  */
 #include "aiotest.h"
@@ -343,6 +346,44 @@ static void test_memlock(void)
 	      status);
 }
 
+/*
+ * Larger than one bio of pages, not page aligned: one bio, split below.  The
+ * pages are faulted in last to first, so that few of them are physically
+ * contiguous: bios filled page by page would need several.
+ */
+static void test_large(void)
+{
+	const size_t len = 4 * AIOT_MIB, maplen = len + 3 * 4096;
+	uint8_t *b = mmap(NULL, maplen, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct iovec iov = { b, maplen };
+	long long bios0;
+	size_t off;
+
+	if (b == MAP_FAILED)
+		aiot_die("mmap %zu: %s", maplen, strerror(errno));
+	for (off = maplen; off; off -= 4096)
+		b[off - 4096] = AIOT_POISON;
+
+	expect_int("register-large", kvec_aio_register(ctx, &iov, 1), 1);
+	aiot_fill(b + 4096 + 512, len, SEED + 1, 4 * AIOT_MIB);
+	bios0 = aiot_stat("bios");
+	expect_io("fixed-write-4m-off512", fixed_rw(1, b + 4096 + 512, len, 4 * AIOT_MIB, 0),
+		  (long)len, b + 4096 + 512);
+	CHECK(aiot_stat("bios") - bios0 == 1, "fixed 4 MiB write: %lld bios, want 1",
+	      aiot_stat("bios") - bios0);
+	CHECK(aiot_sync_verify(fd, 4 * AIOT_MIB, len, SEED + 1), "device after 4 MiB fixed write");
+	memset(b, AIOT_POISON, maplen);
+	bios0 = aiot_stat("bios");
+	expect_io("fixed-read-4m-off1024", fixed_rw(0, b + 1024, len, 4 * AIOT_MIB, 0),
+		  (long)len, b + 1024);
+	CHECK(aiot_stat("bios") - bios0 == 1, "fixed 4 MiB read: %lld bios, want 1",
+	      aiot_stat("bios") - bios0);
+	aiot_verify("4 MiB fixed read", b + 1024, len, SEED + 1, 4 * AIOT_MIB);
+	expect_int("unregister-large", kvec_aio_unregister(ctx), 1);
+	aiot_unmap(b, maplen);
+}
+
 int main(void)
 {
 	uint8_t *b0, *b1;
@@ -365,6 +406,7 @@ int main(void)
 	test_munmap();
 	test_fork(b0);
 	test_memlock();
+	test_large();
 
 	aiot_unmap(b0, BUF0);
 	aiot_unmap(b1, BUF1);
