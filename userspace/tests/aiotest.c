@@ -71,6 +71,18 @@ void aiot_die(const char *fmt, ...)
 	exit(1);
 }
 
+pid_t aiot_fork(void)
+{
+	pid_t pid;
+
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0)
+		aiot_die("fork: %s", strerror(errno));
+	return pid;
+}
+
 void aiot_fail_at(const char *file, int line, const char *cond, const char *fmt, ...)
 {
 	va_list ap;
@@ -488,6 +500,16 @@ void aiot_prep_rw(struct iocb *cb, int write, int fd, void *buf, size_t len,
 	aiot_mark(cb);
 }
 
+void aiot_prep_pattern(struct iocb *cb, int write, int fd, void *buf,
+		       size_t len, uint64_t off, uint64_t seed)
+{
+	if (write)
+		aiot_fill(buf, len, seed, off);
+	else
+		memset(buf, AIOT_POISON, len);
+	aiot_prep_rw(cb, write, fd, buf, len, (long long)off, 0);
+}
+
 io_context_t aiot_ctx(int nr_events)
 {
 	io_context_t ctx = 0;
@@ -622,8 +644,13 @@ struct aiot_res aiot_pwrite(io_context_t ctx, int fd, void *buf, size_t len, lon
 	return aiot_rw(ctx, 1, fd, buf, len, off);
 }
 
-bool aiot_write_pattern(io_context_t ctx, int fd, uint64_t off, uint64_t len,
-			uint64_t seed)
+/*
+ * Write (seed, off) patterns, or read them back and verify, in chunks:
+ * through aio on @ctx, or with pwrite(2)/pread(2) when @ctx is 0 (the
+ * reference path, independent of the one under test).
+ */
+static bool pattern_io(io_context_t ctx, int write, int fd, uint64_t off,
+		       uint64_t len, uint64_t seed)
 {
 	size_t chunk = len < AIOT_CHUNK ? len : AIOT_CHUNK;
 	uint8_t *buf = aiot_alloc(chunk);
@@ -632,86 +659,57 @@ bool aiot_write_pattern(io_context_t ctx, int fd, uint64_t off, uint64_t len,
 
 	for (done = 0; done < len; done += chunk) {
 		size_t n = len - done < chunk ? len - done : chunk;
-		struct aiot_res r;
+		unsigned long long at = off + done;
+		bool moved;
 
-		aiot_fill(buf, n, seed, off + done);
-		r = aiot_pwrite(ctx, fd, buf, n, off + done);
-		if (!CHECK(aiot_is(r, n), "pattern write off %llu len %zu: %s",
-			   (unsigned long long)(off + done), n, aiot_resstr(r))) {
+		if (write)
+			aiot_fill(buf, n, seed, at);
+		else
+			memset(buf, AIOT_POISON, n);
+		if (ctx) {
+			struct aiot_res r = aiot_rw(ctx, write, fd, buf, n, (long long)at);
+
+			moved = CHECK(aiot_is(r, n), "%s off %llu len %zu: %s",
+				      write ? "pattern write" : "verify read",
+				      at, n, aiot_resstr(r));
+		} else {
+			ssize_t ret = write ? pwrite(fd, buf, n, (off_t)at) :
+					      pread(fd, buf, n, (off_t)at);
+
+			moved = CHECK(ret == (ssize_t)n, "sync %s off %llu len %zu: %zd (%s)",
+				      write ? "pwrite" : "pread", at, n, ret,
+				      ret < 0 ? strerror(errno) : "short");
+		}
+		if (!moved || (!write && !aiot_verify(ctx ? "read back" : "sync reference read",
+						      buf, n, seed, at))) {
 			ok = false;
 			break;
 		}
 	}
 	free(buf);
 	return ok;
+}
+
+bool aiot_write_pattern(io_context_t ctx, int fd, uint64_t off, uint64_t len,
+			uint64_t seed)
+{
+	return pattern_io(ctx, 1, fd, off, len, seed);
 }
 
 bool aiot_read_verify(io_context_t ctx, int fd, uint64_t off, uint64_t len,
 		      uint64_t seed)
 {
-	size_t chunk = len < AIOT_CHUNK ? len : AIOT_CHUNK;
-	uint8_t *buf = aiot_alloc(chunk);
-	bool ok = true;
-	uint64_t done;
-
-	for (done = 0; done < len; done += chunk) {
-		size_t n = len - done < chunk ? len - done : chunk;
-		struct aiot_res r;
-
-		memset(buf, AIOT_POISON, n);
-		r = aiot_pread(ctx, fd, buf, n, off + done);
-		if (!CHECK(aiot_is(r, n), "verify read off %llu len %zu: %s",
-			   (unsigned long long)(off + done), n, aiot_resstr(r)) ||
-		    !aiot_verify("read back", buf, n, seed, off + done)) {
-			ok = false;
-			break;
-		}
-	}
-	free(buf);
-	return ok;
-}
-
-static bool sync_io(int write, int fd, uint64_t off, uint64_t len, uint64_t seed)
-{
-	size_t chunk = len < AIOT_CHUNK ? len : AIOT_CHUNK;
-	uint8_t *buf = aiot_alloc(chunk);
-	bool ok = true;
-	uint64_t done;
-
-	for (done = 0; done < len; done += chunk) {
-		size_t n = len - done < chunk ? len - done : chunk;
-		ssize_t ret;
-
-		if (write) {
-			aiot_fill(buf, n, seed, off + done);
-			ret = pwrite(fd, buf, n, (off_t)(off + done));
-		} else {
-			ret = pread(fd, buf, n, (off_t)(off + done));
-		}
-		if (!CHECK(ret == (ssize_t)n, "sync %s off %llu len %zu: %zd (%s)",
-			   write ? "pwrite" : "pread",
-			   (unsigned long long)(off + done), n, ret,
-			   ret < 0 ? strerror(errno) : "short")) {
-			ok = false;
-			break;
-		}
-		if (!write && !aiot_verify("sync reference read", buf, n, seed, off + done)) {
-			ok = false;
-			break;
-		}
-	}
-	free(buf);
-	return ok;
+	return pattern_io(ctx, 0, fd, off, len, seed);
 }
 
 bool aiot_sync_write_pattern(int fd, uint64_t off, uint64_t len, uint64_t seed)
 {
-	return sync_io(1, fd, off, len, seed);
+	return pattern_io(0, 1, fd, off, len, seed);
 }
 
 bool aiot_sync_verify(int fd, uint64_t off, uint64_t len, uint64_t seed)
 {
-	return sync_io(0, fd, off, len, seed);
+	return pattern_io(0, 0, fd, off, len, seed);
 }
 
 /* ------------------------------------------------------------ statistics */

@@ -30,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -97,6 +98,8 @@ __attribute__((format(printf, 1, 2), noreturn)) void aiot_skip(const char *fmt, 
 __attribute__((format(printf, 1, 2), noreturn)) void aiot_die(const char *fmt, ...);
 __attribute__((format(printf, 4, 5)))
 void aiot_fail_at(const char *file, int line, const char *cond, const char *fmt, ...);
+/* fork(2) with stdio flushed first (no output printed twice); dies on failure. */
+pid_t aiot_fork(void);
 /* Exit status of the test: 1 if any CHECK failed, else 0. */
 int aiot_finish(void);
 
@@ -150,6 +153,12 @@ void aiot_prep_pwritev(struct iocb *cb, int fd, const struct iovec *iov, int n, 
 /* Non-vectored with aio_rw_flags (RWF_*). */
 void aiot_prep_rw(struct iocb *cb, int write, int fd, void *buf, size_t len,
 		  long long off, int rw_flags);
+/*
+ * A write of the (@seed, @off) pattern from @buf, or a read into @buf,
+ * poisoned first so that a read that moves no data fails verification.
+ */
+void aiot_prep_pattern(struct iocb *cb, int write, int fd, void *buf,
+		       size_t len, uint64_t off, uint64_t seed);
 
 /* io_setup; failure ends the test. */
 io_context_t aiot_ctx(int nr_events);

@@ -484,10 +484,7 @@ static void nonroot(void)
 		aiot_R("nonroot not-run (not root)");
 		return;
 	}
-	fflush(stdout);
-	pid = fork();
-	if (pid < 0)
-		aiot_die("fork: %s", strerror(errno));
+	pid = aiot_fork();
 	if (!pid) {
 		uint8_t *buf = aiot_alloc(SMALL);
 		io_context_t c = NULL;

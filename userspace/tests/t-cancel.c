@@ -35,13 +35,9 @@ int main(void)
 		uint64_t off = (uint64_t)i * LEN;
 
 		buf[i] = aiot_alloc(LEN);
-		if (i & 1) {
+		if (i & 1)
 			aiot_sync_write_pattern(fd, off, LEN, 3000 + i);
-			aiot_prep_pread(&cbs[i], fd, buf[i], LEN, (long long)off);
-		} else {
-			aiot_fill(buf[i], LEN, 3000 + i, off);
-			aiot_prep_pwrite(&cbs[i], fd, buf[i], LEN, (long long)off);
-		}
+		aiot_prep_pattern(&cbs[i], !(i & 1), fd, buf[i], LEN, off, 3000 + i);
 		cbs[i].data = (void *)(uintptr_t)(0x2000 + i);
 		cbp[i] = &cbs[i];
 	}

@@ -30,13 +30,7 @@ static void prep(int fd, uint64_t dev0, uint64_t seed)
 		uint64_t off = dev0 + (uint64_t)i * LEN;
 		uint8_t *b = bufs + (size_t)i * LEN;
 
-		if (i & 1) {
-			memset(b, AIOT_POISON, LEN);
-			aiot_prep_pread(&cbs[i], fd, b, LEN, (long long)off);
-		} else {
-			aiot_fill(b, LEN, seed, off);
-			aiot_prep_pwrite(&cbs[i], fd, b, LEN, (long long)off);
-		}
+		aiot_prep_pattern(&cbs[i], !(i & 1), fd, b, LEN, off, seed);
 		cbs[i].data = (void *)(uintptr_t)i;
 		cbp[i] = &cbs[i];
 	}
@@ -113,11 +107,7 @@ int main(void)
 
 	/* a child that submits and exits without reaping */
 	prewrite_reads(fd, dev1, 20);
-	fflush(stdout);
-	fflush(stderr);
-	pid = fork();
-	if (pid < 0)
-		aiot_die("fork: %s", strerror(errno));
+	pid = aiot_fork();
 	if (pid == 0) {
 		io_context_t cctx = 0;
 

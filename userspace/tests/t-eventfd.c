@@ -58,13 +58,9 @@ int main(void)
 		len[i] = (size_t)(1 + i % 16) * 4096;
 		off[i] = (uint64_t)i * 64 * AIOT_KIB;
 		buf[i] = aiot_alloc(len[i]);
-		if (i & 1) {
+		if (i & 1)
 			aiot_sync_write_pattern(fd, off[i], len[i], 2000 + i);
-			aiot_prep_pread(&cbs[i], fd, buf[i], len[i], (long long)off[i]);
-		} else {
-			aiot_fill(buf[i], len[i], 2000 + i, off[i]);
-			aiot_prep_pwrite(&cbs[i], fd, buf[i], len[i], (long long)off[i]);
-		}
+		aiot_prep_pattern(&cbs[i], !(i & 1), fd, buf[i], len[i], off[i], 2000 + i);
 		io_set_eventfd(&cbs[i], efd);
 		cbs[i].data = (void *)(uintptr_t)(0x1000 + i);
 		cbp[i] = &cbs[i];

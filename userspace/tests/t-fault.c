@@ -502,7 +502,18 @@ static struct op *op_add(const char *tag, bool write, uint64_t off, size_t len)
 	return o;
 }
 
-/* Plain op with an arena buffer; a write gets a fresh seed, a read poison. */
+/* The part common to every op kind: a write gets a fresh seed, a read poison. */
+static struct op *op_ready(struct op *o, bool write, struct slot *s)
+{
+	o->slot = s;
+	if (write)
+		o->new = pat(next_seed++, 0);
+	o->multi = span_pages(o) > 256;
+	op_fill(o);
+	return o;
+}
+
+/* Plain op with an arena buffer. */
 static struct op *op_plain(const char *tag, bool write, uint64_t off, size_t len,
 			   struct slot *s)
 {
@@ -510,12 +521,7 @@ static struct op *op_plain(const char *tag, bool write, uint64_t off, size_t len
 
 	o->buf = arena_get(len);
 	o->span = len;
-	o->slot = s;
-	if (write)
-		o->new = pat(next_seed++, 0);
-	o->multi = span_pages(o) > 256;
-	op_fill(o);
-	return o;
+	return op_ready(o, write, s);
 }
 
 /* Vectored op: @n segments of @seglen, one every @stride bytes of its span. */
@@ -533,12 +539,7 @@ static struct op *op_vec(const char *tag, bool write, uint64_t off, int n, size_
 		o->iov[i].iov_base = o->buf + (size_t)i * stride;
 		o->iov[i].iov_len = seglen;
 	}
-	o->slot = s;
-	if (write)
-		o->new = pat(next_seed++, 0);
-	o->multi = span_pages(o) > 256;
-	op_fill(o);
-	return o;
+	return op_ready(o, write, s);
 }
 
 static void op_prep(int i)
@@ -819,14 +820,44 @@ static void tagsum_add(struct tagsum *ts, int nts, const struct op *o)
 		ts[i].mixed = true;
 }
 
+/* Every op of the batch just run must have failed whole, with -EIO. */
+static void expect_all_eio(const char *phase, struct tagsum *ts, int nts)
+{
+	int i;
+
+	for (i = 0; i < nops; i++) {
+		tagsum_add(ts, nts, &ops[i]);
+		CHECK(ops[i].submit == 1 && ops[i].res == -EIO,
+		      "%s %s: submit %s res %s, want EIO", phase, ops[i].tag,
+		      aiot_rstr(ops[i].submit), aiot_rstr(ops[i].res));
+	}
+}
+
+/* End a phase of bio failures (@how: the rate), one R line per op kind. */
+static void eio_phase_close(const char *phase, const char *how,
+			    const struct tagsum *ts, int nts,
+			    const struct tally *t, struct kst k0, long long pins0)
+{
+	long long inj;
+	int i;
+
+	dev_fail(false);
+	inj = fa_disarm(FA_MKREQ);
+	for (i = 0; i < nts && ts[i].tag; i++)
+		aiot_R("%s %s %s n=%d res=%s", phase, ts[i].tag, how, ts[i].n,
+		       ts[i].mixed ? "mixed" : aiot_rstr(ts[i].res));
+	fprintf(stderr, "t-fault: %s: %lld bio failures injected\n", phase, inj);
+	phase_close(phase, t, k0, pins0);
+}
+
 static void phase_a1(void)
 {
 	const int rounds = 6;
 	struct tagsum ts[MAXOPS] = { { 0 } };
 	struct tally t = { 0 };
 	struct kst k0 = kst_now();
-	long long pins0 = aiot_pins_out(), inj;
-	int r, i;
+	long long pins0 = aiot_pins_out();
+	int r;
 
 	fa_arm(FA_MKREQ, 100, 1, false);
 	dev_fail(true);
@@ -843,24 +874,13 @@ static void phase_a1(void)
 		op_plain("read-4m", false, A_R, 4 * MIB, NULL);
 		op_plain("write-4m", true, aslot[4].off, 4 * MIB, aslot_len(4, 4 * MIB));
 		run_ops(&t, false);
-		for (i = 0; i < nops; i++) {
-			tagsum_add(ts, MAXOPS, &ops[i]);
-			CHECK(ops[i].submit == 1 && ops[i].res == -EIO,
-			      "a1 %s: submit %s res %s, want EIO", ops[i].tag,
-			      aiot_rstr(ops[i].submit), aiot_rstr(ops[i].res));
-		}
+		expect_all_eio("a1", ts, MAXOPS);
 		/* every bio failed before moving data: nothing transferred */
 		dev_fail(false);
 		check_ops(a_read_seed, true);
 		dev_fail(true);
 	}
-	dev_fail(false);
-	inj = fa_disarm(FA_MKREQ);
-	for (i = 0; i < MAXOPS && ts[i].tag; i++)
-		aiot_R("a1 %s p=100 n=%d res=%s", ts[i].tag, ts[i].n,
-		       ts[i].mixed ? "mixed" : aiot_rstr(ts[i].res));
-	fprintf(stderr, "t-fault: a1: %lld bio failures injected\n", inj);
-	phase_close("a1", &t, k0, pins0);
+	eio_phase_close("a1", "p=100", ts, MAXOPS, &t, k0, pins0);
 }
 
 /*
@@ -875,8 +895,8 @@ static void phase_a2(void)
 	struct tagsum ts[2] = { { 0 } };
 	struct tally t = { 0 };
 	struct kst k0;
-	long long pins0, inj;
-	int r, i;
+	long long pins0;
+	int r;
 
 	if (aiot.lbs > seg || (seg & aiot.dma_mask)) {
 		aiot_R("a2 not-run (lbs %u)", aiot.lbs);
@@ -892,23 +912,12 @@ static void phase_a2(void)
 		       aslot_len(5, MAXSEGS * seg));
 		op_vec("readv-1024x2k", false, A_R, MAXSEGS, seg, AIOT_PAGE, NULL);
 		run_ops(&t, false);
-		for (i = 0; i < nops; i++) {
-			tagsum_add(ts, 2, &ops[i]);
-			CHECK(ops[i].submit == 1 && ops[i].res == -EIO,
-			      "a2 %s: submit %s res %s, want EIO", ops[i].tag,
-			      aiot_rstr(ops[i].submit), aiot_rstr(ops[i].res));
-		}
+		expect_all_eio("a2", ts, 2);
 		dev_fail(false);
 		check_ops(a_read_seed, false);
 		dev_fail(true);
 	}
-	dev_fail(false);
-	inj = fa_disarm(FA_MKREQ);
-	for (i = 0; i < 2 && ts[i].tag; i++)
-		aiot_R("a2 %s interval=3 n=%d res=%s", ts[i].tag, ts[i].n,
-		       ts[i].mixed ? "mixed" : aiot_rstr(ts[i].res));
-	fprintf(stderr, "t-fault: a2: %lld bio failures injected\n", inj);
-	phase_close("a2", &t, k0, pins0);
+	eio_phase_close("a2", "interval=3", ts, 2, &t, k0, pins0);
 }
 
 /* Every 5th bio fails: whether a 4 MiB I/O does depends on the path's bios. */

@@ -352,13 +352,7 @@ static void test_destroy(void)
 			uint8_t *b = bufs + (size_t)i * DLEN;
 
 			/* even ones write, odd ones read */
-			if (i & 1) {
-				memset(b, AIOT_POISON, DLEN);
-				aiot_prep_pread(&cbs[i], fd, b, DLEN, (long long)off);
-			} else {
-				aiot_fill(b, DLEN, new, off);
-				aiot_prep_pwrite(&cbs[i], fd, b, DLEN, (long long)off);
-			}
+			aiot_prep_pattern(&cbs[i], !(i & 1), fd, b, DLEN, off, new);
 			io_set_eventfd(&cbs[i], efd);
 			cbp[i] = &cbs[i];
 		}
@@ -583,11 +577,7 @@ static void test_pressure(void)
 	/* pre-write the area first: brd and null_blk then allocate nothing under pressure */
 	for (i = 0; i < 4; i++)
 		aiot_sync_write_pattern(fd, P_BASE + (uint64_t)i * VGROUP, VGROUP, 7500);
-	fflush(stdout);
-	fflush(stderr);
-	pid = fork();
-	if (pid < 0)
-		aiot_die("fork: %s", strerror(errno));
+	pid = aiot_fork();
 	if (pid == 0) {
 		pressure_child(ps, target, floor_kib);
 		_exit(0);

@@ -56,9 +56,7 @@ static void check_non_root(void)
 		aiot_R("non-root write: not run (not root)");
 		return;
 	}
-	pid = fork();
-	if (pid < 0)
-		aiot_die("fork: %s", strerror(errno));
+	pid = aiot_fork();
 	if (pid == 0) {
 		if (setgid(65534) || setuid(65534))
 			_exit(2);
