@@ -579,6 +579,7 @@ static void test_pressure(void)
 		aiot_sync_write_pattern(fd, P_BASE + (uint64_t)i * VGROUP, VGROUP, 7500);
 	pid = aiot_fork();
 	if (pid == 0) {
+		free(bufs);	/* the parent's I/O buffers */
 		pressure_child(ps, target, floor_kib);
 		_exit(0);
 	}
