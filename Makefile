@@ -27,7 +27,7 @@ APT_PKGS := linux-source-6.1 gcc make git qemu-system-x86 libaio-dev liburing-de
 	    bison flex libelf-dev libssl-dev dwarves cpio ccache gnuplot-nox \
 	    jq python3 kmod
 
-.PHONY: help setup tree kernel userspace test test-debug bench profile refresh checkpatch sizes clean
+.PHONY: help setup tree kernel userspace test test-debug test-valgrind bench profile refresh checkpatch sizes clean
 
 help:
 	@echo "kvec-aio targets:"
@@ -37,6 +37,7 @@ help:
 	@echo "  userspace   build the libaio tests and tools into build/userspace"
 	@echo "  test        setup, kernel, userspace, then run the suite in a QEMU guest"
 	@echo "  test-debug  the suite and fault injection on a debug kernel (KASAN, lockdep, kmemleak)"
+	@echo "  test-valgrind every test program under valgrind memcheck in the guest (leaks, memory errors)"
 	@echo "  bench       setup, kernel, userspace, then run the benchmark matrix (QUICK=1: subset)"
 	@echo "  profile     instructions per I/O by kernel symbol, per path (perf in an icount guest)"
 	@echo "  refresh     format-patch build/linux's commits back into kvec/, aio-glue/ and series"
@@ -149,6 +150,14 @@ test-debug: setup
 	@$(MAKE) kernel KOBJ=$(DEBUG_KOBJ) FRAGMENT=$(DEBUG_FRAGMENT)
 	@KERNEL=$(DEBUG_KOBJ)/arch/x86/boot/bzImage KVEC_DEVS="$(DEBUG_DEVS)" \
 		$(TOP)/userspace/tests/run-host --debug "$(GUEST_DEVS)"
+
+# Not in make test: a third boot of about 5 minutes for what only changes
+# with the userspace code.
+test-valgrind:
+	@$(MAKE) setup APT_PKGS="$(APT_PKGS) valgrind"
+	@$(MAKE) kernel userspace
+	@$(QRUN) --cpus 2 --mem 2G --timeout 3600 --append "$(GUEST_DEVS)" \
+		-- $(TOP)/userspace/tests/run-valgrind
 
 bench: setup
 	@$(MAKE) kernel userspace
