@@ -151,7 +151,7 @@ test-debug: setup
 	@KERNEL=$(DEBUG_KOBJ)/arch/x86/boot/bzImage KVEC_DEVS="$(DEBUG_DEVS)" \
 		$(TOP)/userspace/tests/run-host --debug "$(GUEST_DEVS)"
 
-# Not in make test: a third boot of about 5 minutes for what only changes
+# Not in make test: a third boot, about 6 minutes, for what only changes
 # with the userspace code.
 test-valgrind:
 	@$(MAKE) setup APT_PKGS="$(APT_PKGS) valgrind"
