@@ -12,11 +12,14 @@
  *
  * Errors (returned by io_submit(), or in a fixed I/O's event):
  *   register:   EINVAL (count 0 or above KVEC_AIO_MAX_BUFS, a length 0 or
- *               above 1 GiB), EFAULT (bad address, memory not writable),
- *               EOPNOTSUPP (file-backed memory other than shmem/hugetlbfs),
- *               ENOMEM (RLIMIT_MEMLOCK, unless CAP_IPC_LOCK), EBUSY
- *               (buffers already registered)
- *   unregister: ENXIO (none registered)
+ *               above 1 GiB, a non-zero field the command does not use:
+ *               aio_fildes, aio_reqprio, aio_offset, aio_rw_flags, or
+ *               aio_resfd without IOCB_FLAG_RESFD), EFAULT (bad address,
+ *               memory not writable), EOPNOTSUPP (file-backed memory
+ *               other than shmem/hugetlbfs), ENOMEM (RLIMIT_MEMLOCK,
+ *               unless CAP_IPC_LOCK), EBUSY (buffers already registered)
+ *   unregister: ENXIO (none registered), EINVAL (a non-zero field it
+ *               does not use, as for register, or aio_buf, aio_nbytes)
  *   fixed I/O:  EFAULT (no such buffer, range not inside it), EINVAL
  *               (vectored opcodes)
  */
@@ -40,8 +43,8 @@
 static inline void kvec_aio_prep_register(struct iocb *cb,
 					  const struct iovec *iov, unsigned int nr)
 {
+	/* fields the command does not use (aio_fildes too) must be 0 */
 	memset(cb, 0, sizeof(*cb));
-	cb->aio_fildes = -1;
 	cb->aio_lio_opcode = KVEC_AIO_CMD_REGISTER;
 	cb->u.c.buf = (void *)iov;
 	cb->u.c.nbytes = nr;
@@ -50,7 +53,6 @@ static inline void kvec_aio_prep_register(struct iocb *cb,
 static inline void kvec_aio_prep_unregister(struct iocb *cb)
 {
 	memset(cb, 0, sizeof(*cb));
-	cb->aio_fildes = -1;
 	cb->aio_lio_opcode = KVEC_AIO_CMD_UNREGISTER;
 }
 

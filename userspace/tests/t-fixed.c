@@ -170,6 +170,12 @@ static void test_basic(uint8_t *b0, uint8_t *b1)
 	free(check);
 }
 
+/* io_submit() of the one iocb @cb. */
+static int submit_one(struct iocb *cb)
+{
+	return io_submit(ctx, 1, &cb);
+}
+
 static void test_register_args(uint8_t *b0)
 {
 	struct iovec iov[2] = { { b0, 4096 }, { b0, 4096 } };
@@ -212,13 +218,30 @@ static void test_register_args(uint8_t *b0)
 	munmap(fmap, 4096);
 	close(tfd);
 
+	/*
+	 * Each iocb below would register one good buffer but for one field:
+	 * a count past 32 bits (not narrowed to 1), or a field the command
+	 * does not use, which must be 0 to stay free for later.
+	 */
+	iov[0].iov_len = 4096;
 	kvec_aio_prep_register(&cb, iov, 1);
 	cb.u.c.offset = 4096;
-	{
-		struct iocb *cbp = &cb;
-
-		expect_int("register-with-offset", io_submit(ctx, 1, &cbp), -EINVAL);
-	}
+	expect_int("register-with-offset", submit_one(&cb), -EINVAL);
+	kvec_aio_prep_register(&cb, iov, 1);
+	cb.u.c.nbytes = (1UL << 32) | 1;
+	expect_int("register-count-2^32+1", submit_one(&cb), -EINVAL);
+	kvec_aio_prep_register(&cb, iov, 1);
+	cb.aio_fildes = 3;
+	expect_int("register-with-fildes", submit_one(&cb), -EINVAL);
+	kvec_aio_prep_register(&cb, iov, 1);
+	cb.aio_reqprio = 1;
+	expect_int("register-with-reqprio", submit_one(&cb), -EINVAL);
+	kvec_aio_prep_register(&cb, iov, 1);
+	cb.u.c.resfd = 3;
+	expect_int("register-resfd-without-flag", submit_one(&cb), -EINVAL);
+	kvec_aio_prep_unregister(&cb);
+	cb.aio_fildes = 3;
+	expect_int("unregister-with-fildes", submit_one(&cb), -EINVAL);
 	/* nothing of the failed attempts stays registered */
 	expect_int("unregister-none", kvec_aio_unregister(ctx), -ENXIO);
 	aiot_unmap(ro, 8192);
