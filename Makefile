@@ -27,7 +27,7 @@ APT_PKGS := linux-source-6.1 gcc make git qemu-system-x86 libaio-dev liburing-de
 	    bison flex libelf-dev libssl-dev dwarves cpio ccache gnuplot-nox \
 	    jq python3 kmod
 
-.PHONY: help setup tree kernel userspace test test-debug test-valgrind bench profile refresh checkpatch sizes clean
+.PHONY: help setup tree kernel userspace test test-debug test-valgrind bench profile refresh checkpatch check-i386 sizes clean
 
 help:
 	@echo "kvec-aio targets:"
@@ -41,7 +41,8 @@ help:
 	@echo "  bench       setup, kernel, userspace, then run the benchmark matrix (QUICK=1: subset)"
 	@echo "  profile     instructions per I/O by kernel symbol, per path (perf in an icount guest)"
 	@echo "  refresh     format-patch build/linux's commits back into kvec/, aio-glue/ and series"
-	@echo "  checkpatch  scripts/checkpatch.pl --strict on every patch in the series"
+	@echo "  checkpatch  scripts/checkpatch.pl --strict on every patch, then check-i386"
+	@echo "  check-i386  compile the series' objects for i386 (W=1, no 64-bit division)"
 	@echo "  sizes       pahole of the kvec, kiobuf-emulation, bio and aio structures"
 	@echo "  clean       remove build/ (kernel tree, objects, results of runs)"
 	@echo "  help        this list"
@@ -196,6 +197,36 @@ checkpatch: $(BUILD)/.tree-stamp
 			echo "checkpatch: $$p clean"; else fail=1; fi; \
 	done; \
 	echo "checkpatch: $(words $(PATCHES)) patches checked"; exit $$fail
+	@$(MAKE) check-i386
+
+# The series' objects built for i386 with W=1: no warning, and no call to
+# the libgcc helpers a 64-bit division or modulo becomes on 32 bits, which
+# the kernel does not provide (vmlinux would not link).
+I386_KOBJ := $(BUILD)/obj-i386
+I386_OBJS := block/blk-kvec.o block/blk-kvec-test.o block/fops.o fs/aio.o
+I386_MAKE := $(MAKE) -C $(TREE) O=$(I386_KOBJ) ARCH=i386 -j$(JOBS) \
+	     $(if $(CCACHE),CC="ccache gcc")
+
+check-i386: $(BUILD)/.tree-stamp
+	@mkdir -p $(I386_KOBJ)
+	@$(I386_MAKE) tinyconfig >/dev/null
+	@cd $(I386_KOBJ) && $(TREE)/scripts/kconfig/merge_config.sh -m -O $(I386_KOBJ) \
+		$(I386_KOBJ)/.config $(TOP)/qemu/i386.config >/dev/null
+	@$(I386_MAKE) olddefconfig >/dev/null
+	@for o in $$(grep -E '^CONFIG_' $(TOP)/qemu/i386.config); do \
+		grep -qxF "$$o" $(I386_KOBJ)/.config || \
+			{ echo "check-i386: $$o did not survive olddefconfig" >&2; exit 1; }; \
+	done
+	@# compiled every time, so that their warnings are in this log
+	@rm -f $(addprefix $(I386_KOBJ)/,$(I386_OBJS))
+	@$(I386_MAKE) W=1 $(I386_OBJS) > $(I386_KOBJ)/build.log 2>&1 || \
+		{ tail -n 30 $(I386_KOBJ)/build.log >&2; exit 1; }
+	@! grep -E 'warning:' $(I386_KOBJ)/build.log >&2 || \
+		{ echo "check-i386: warnings in the series' objects" >&2; exit 1; }
+	@bad=$$(cd $(I386_KOBJ) && nm -u $(I386_OBJS) | { grep -E '__u?(div|mod)di3' || true; } | sort -u); \
+	if [ -n "$$bad" ]; then \
+		echo "check-i386: 64-bit division, which i386 cannot link: $$bad" >&2; exit 1; fi
+	@echo "check-i386: $(words $(I386_OBJS)) objects compile clean for i386, no 64-bit division"
 
 # The guest kernel has no debug info; the three objects that hold the
 # structures are compiled again with it into build/sizes/, then once more
