@@ -118,6 +118,7 @@ int main(void)
 {
 	const long long far = 1LL << 40, huge = 1LL << 62;
 	const long long mb15 = (long long)(3 * AIOT_MIB / 2);
+	long vrel;
 	bool bad1;
 
 	aiot_init("t-device-end");
@@ -125,6 +126,8 @@ int main(void)
 	fd = aiot_open_dev(O_RDWR | O_DIRECT);
 	ctx = aiot_ctx(4);
 	bad1 = aiot.dma_mask & 1;
+	/* vectored I/O starting 1.5 pages before the end, or one page on 4 KiB blocks */
+	vrel = aiot.lbs <= 2048 ? 6144 : 4096;
 	S = aiot.size;
 	buf_len = BIG + 2 * AIOT_PAGE;
 	buf = aiot_alloc(buf_len);
@@ -148,7 +151,7 @@ int main(void)
 	rd(-mb15, 0, BIG, mb15, SEED);		/* 384 pages: several bios */
 	rd(-mb15, 512, BIG, mb15, SEED);
 	rd(-(long long)AIOT_MIB, 0, BIG, AIOT_MIB, SEED);	/* one bio left */
-	vec(0, -6144, 6144, SEED);
+	vec(0, -vrel, vrel, SEED);
 	vec(0, 0, 0, SEED);
 
 	/* writes */
@@ -165,7 +168,7 @@ int main(void)
 	wr(-4096, 0, 8193, 4096, SEED + 3);	/* misaligned only past the end */
 	wr(-mb15, 0, BIG, mb15, SEED + 4);
 	wr(-(long long)AIOT_MIB, 512, BIG, AIOT_MIB, SEED + 5);
-	vec(1, -6144, 6144, SEED + 6);
+	vec(1, -vrel, vrel, SEED + 6);
 	vec(1, 0, -ENOSPC, SEED);
 
 	/* a misaligned crossing write leaves the device alone */

@@ -13,7 +13,8 @@
  *  - block/blk-merge.c: a REQ_NOWAIT bio that would have to be split to fit
  *    the queue limits (max_sectors_kb, max_segments; blk-mq devices such as
  *    null_blk, 127 KiB by default) ends with BLK_STS_AGAIN: res -EAGAIN.
- *    Bio-based devices (brd) do not split.
+ *    Bio-based devices (brd) do not split.  A virtual boundary (NVMe)
+ *    splits at every gap between segments that do not end on it.
  *  - Within the limits the full length completes (brd and null_blk support
  *    NOWAIT); at the device end 0 / -ENOSPC come first; a buffered NOWAIT
  *    write is refused with res -EOPNOTSUPP.
@@ -33,7 +34,7 @@ static io_context_t ctx;
 static uint8_t *buf;
 static size_t buf_len;
 static int fd;
-static long long max_bytes, max_segs;
+static long long max_bytes, max_segs, virt_boundary;
 static bool mq;
 
 /*
@@ -47,6 +48,12 @@ static long nowait_want(size_t len, size_t pages, bool merge_free)
 
 	/* too big for the queue: if fops.c lets it through, the split fails */
 	if (mq && max_bytes > 0 && (long long)len > max_bytes)
+		return -EAGAIN;
+	/*
+	 * A virtual boundary (NVMe's 4 KiB) splits a bio at every gap between
+	 * segments, and unmergeable bvecs that end mid-page leave gaps.
+	 */
+	if (mq && merge_free && virt_boundary > 0 && pages > 1)
 		return -EAGAIN;
 	if (pages > 256)
 		return merge_free ? -EAGAIN : EITHER;
@@ -115,7 +122,8 @@ static void nw(int write, size_t bufoff, size_t len, uint64_t off, uint64_t seed
 static void nwv(int write, int n, uint64_t off, uint64_t seed)
 {
 	size_t len = (size_t)n * 2048;
-	long want = nowait_want(len, (size_t)n, true);
+	/* 2 KiB segments are misaligned on devices of larger blocks */
+	long want = 2048 % aiot.lbs ? -EINVAL : nowait_want(len, (size_t)n, true);
 	struct iovec *iov = calloc(n, sizeof(*iov));
 	struct aiot_res r;
 	struct iocb cb;
@@ -170,6 +178,7 @@ int main(void)
 	kb = aiot_queue_attr("max_sectors_kb");
 	max_bytes = kb > 0 ? kb * 1024 : -1;
 	max_segs = aiot_queue_attr("max_segments");
+	virt_boundary = aiot_queue_attr("virt_boundary_mask");
 	mq = aiot_dev_is_mq();
 	fprintf(stderr, "t-nowait: max_sectors_kb %lld max_segments %lld %s\n", kb,
 		max_segs, mq ? "blk-mq" : "bio-based");

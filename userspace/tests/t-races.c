@@ -460,6 +460,9 @@ static void verified_io(uint64_t base, int batches, uint64_t seed0, uint8_t *buf
 			} else {
 				off[i] = base + (uint64_t)rg * VGROUP + (uint64_t)slot * VSLOT;
 				len[i] = (size_t)(1 + (i * 7 + b) % 16) * 4096;
+				/* four segments of whole logical blocks */
+				if (vec)
+					len[i] = aiot_round_up(len[i], 4 * aiot.lbs);
 				memset(p, AIOT_POISON, len[i]);
 			}
 			if (vec) {

@@ -25,6 +25,10 @@ static const struct ucase cases[] = {
 	{ 3584, AIOT_MIB + 3584 },
 	{ 1024, 2 * AIOT_MIB + 1024 },
 	{ 3584, 4 * AIOT_MIB + 3584 },
+	/* whole 4 KiB blocks too, for devices with 4 KiB sectors */
+	{ 3584, 8192 },
+	{  512, AIOT_MIB + 4096 },		/* 258 pages */
+	{ 1024, 3 * AIOT_MIB },
 };
 #define NCASES (sizeof(cases) / sizeof(cases[0]))
 
