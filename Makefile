@@ -20,8 +20,16 @@ KMAKE    := $(MAKE) -C $(TREE) O=$(KOBJ) -j$(JOBS) \
 	    $(if $(CCACHE),CC="ccache gcc") KBUILD_BUILD_TIMESTAMP=kvec-aio \
 	    KBUILD_BUILD_USER=kvec KBUILD_BUILD_HOST=qemu
 QRUN     := $(TOP)/qemu/run
-# Test devices: brd (stores data) and null_blk (does not); 256 MiB, 4 GiB.
-GUEST_DEVS := brd.rd_nr=1 brd.rd_size=262144 null_blk.nr_devices=1 null_blk.gb=4
+# Test devices: brd (stores data) and null_blk (does not); 256 MiB, 4 GiB;
+# scsi_debug, 256 MiB of 4 KiB sectors through sd, answering at once
+# (its default delay of a jiffy per command would dominate the run).
+GUEST_DEVS := brd.rd_nr=1 brd.rd_size=262144 null_blk.nr_devices=1 null_blk.gb=4 \
+	      scsi_debug.sector_size=4096 scsi_debug.dev_size_mb=256 scsi_debug.delay=0
+# Real drivers with the queue limits of hardware: NVMe namespaces of 512 B
+# and 4 KiB blocks and a 4 KiB virtio-blk disk, on sparse files under
+# build/disks/; the names the in-guest runner gives them (and scsi_debug's).
+GUEST_QEMU := --nvme 256M:512 --nvme 256M:4096 --disk 256M:4096
+export KVEC_REAL_DEVS := nvme-512 nvme-4k virtio-4k scsi-4k
 
 APT_PKGS := linux-source-6.1 gcc make git qemu-system-x86 libaio-dev liburing-dev fio bc \
 	    bison flex libelf-dev libssl-dev dwarves cpio ccache gnuplot-nox \
@@ -130,7 +138,7 @@ userspace:
 
 test: setup
 	@$(MAKE) kernel userspace
-	@$(TOP)/userspace/tests/run-host "$(GUEST_DEVS)"
+	@$(TOP)/userspace/tests/run-host "$(GUEST_DEVS)" $(GUEST_QEMU)
 
 # The debug guest: the same fragment plus qemu/debug.config, built apart.
 DEBUG_KOBJ     := $(BUILD)/obj-debug
@@ -141,16 +149,17 @@ $(BUILD)/%-guest.config: $(TOP)/qemu/kvec.config $(TOP)/qemu/%.config
 	@mkdir -p $(BUILD)
 	@cat $^ > $@
 
-# One device: KASAN under TCG makes every case several times slower, and the
-# kvec code under test is the same on every device.  nullb1 is the one with
-# data (memory backed) and null_blk bad blocks for t-fault.  DEBUG_DEVS= widens it.
-DEBUG_DEVS ?= nullb1
+# KASAN under TCG makes every case several times slower, so few devices:
+# nullb1 is memory backed and has null_blk's bad blocks for t-fault; the two
+# NVMe namespaces have the 4-byte DMA alignment that cuts bios inside pages.
+# DEBUG_DEVS= changes the set.
+DEBUG_DEVS ?= nullb1 nvme-512 nvme-4k
 
 test-debug: setup
 	@$(MAKE) $(DEBUG_FRAGMENT) userspace
 	@$(MAKE) kernel KOBJ=$(DEBUG_KOBJ) FRAGMENT=$(DEBUG_FRAGMENT)
 	@KERNEL=$(DEBUG_KOBJ)/arch/x86/boot/bzImage KVEC_DEVS="$(DEBUG_DEVS)" \
-		$(TOP)/userspace/tests/run-host --debug "$(GUEST_DEVS)"
+		$(TOP)/userspace/tests/run-host --debug "$(GUEST_DEVS)" $(GUEST_QEMU)
 
 # Not in make test: a third boot, about 6 minutes, for what only changes
 # with the userspace code.
