@@ -10,11 +10,13 @@
  *  - pwritev/preadv of three 49-page segments at offsets 4, 1028, 3584;
  *  - lengths just past max_sectors_kb, max_segments pages, 1 MiB, and of
  *    exactly 256 and 257 pages (BIO_MAX_VECS);
- *  - pwritev/preadv of 64 one-block segments at alternating offsets.
+ *  - pwritev/preadv of 64 one-block segments at alternating offsets;
+ *  - fixed write and read of 2 MiB through a registered buffer (kvec-aio.h).
  * On a device whose DMA alignment is the logical block size (brd, null_blk)
  * the offsets are block multiples and the test proves less (a note says so).
  */
 #include "aiotest.h"
+#include "kvec-aio.h"
 
 #include <sys/mman.h>
 
@@ -239,6 +241,19 @@ static void verify_segments(const char *tag, const struct iovec *iov, int n,
 	}
 }
 
+/* Three segments of @seglen, each in a reverse-faulted mapping at off[k]. */
+static void map_segments(struct rbuf *b, struct iovec *iov, const unsigned int *off,
+			 size_t seglen)
+{
+	int k;
+
+	for (k = 0; k < 3; k++) {
+		rev_map(&b[k], seglen, off[k]);
+		iov[k].iov_base = b[k].buf;
+		iov[k].iov_len = seglen;
+	}
+}
+
 /*
  * PWRITEV then PREADV of three 49-page segments at page offsets 4, 1028 and
  * 3584 (rounded down to unit, unit if that is 0), each segment in its own
@@ -271,12 +286,9 @@ static void vec3_case(uint64_t seed)
 	ncases++;
 	devoff = next_pos(total);
 
-	for (k = 0; k < 3; k++) {
-		rev_map(&b[k], seglen, off[k]);
+	map_segments(b, iov, off, seglen);
+	for (k = 0; k < 3; k++)
 		aiot_fill(b[k].buf, seglen, seed, devoff + k * seglen);
-		iov[k].iov_base = b[k].buf;
-		iov[k].iov_len = seglen;
-	}
 	snprintf(tag, sizeof(tag), "pwritev-3seg-off%u-%u-%u len=%zu", off[0], off[1],
 		 off[2], total);
 	aiot_prep_pwritev(&cb, fd, iov, 3, (long long)devoff);
@@ -288,11 +300,7 @@ static void vec3_case(uint64_t seed)
 	for (k = 0; k < 3; k++)
 		rev_unmap(&b[k]);
 
-	for (k = 0; k < 3; k++) {
-		rev_map(&b[k], seglen, off[k]);
-		iov[k].iov_base = b[k].buf;
-		iov[k].iov_len = seglen;
-	}
+	map_segments(b, iov, off, seglen);
 	snprintf(tag, sizeof(tag), "preadv-3seg-off%u-%u-%u len=%zu", off[0], off[1],
 		 off[2], total);
 	aiot_prep_preadv(&cb, fd, iov, 3, (long long)devoff);
@@ -365,6 +373,58 @@ static void vec64_case(unsigned int offa, unsigned int offb, uint64_t seed,
 	rev_unmap(&b);
 }
 
+/*
+ * Registered kvecs: one reverse-faulted buffer registered with the context,
+ * a fixed write of 2 MiB from page offset off (one bio over the buffer's
+ * bio_vecs, which the block layer splits), checked through pread(2), and a
+ * fixed read of it back into the same buffer.
+ */
+static void fixed_case(unsigned int off, uint64_t seed)
+{
+	const size_t len = 2 * AIOT_MIB;
+	uint64_t devoff = next_pos(len);
+	struct iovec reg;
+	struct aiot_res r;
+	struct rbuf b;
+	struct iocb cb;
+	char tag[96];
+	int ret;
+
+	ncases++;
+	rev_map(&b, len, off);
+	/* the whole mapping but its guard page, from its first page */
+	reg = (struct iovec){ b.map, b.maplen - AIOT_PAGE };
+	ret = kvec_aio_register(ctx, &reg, 1);
+	aiot_R("fixed-register res=%s", aiot_rstr(ret));
+	if (!CHECK(ret == 1, "register: %s", aiot_rstr(ret))) {
+		rev_unmap(&b);
+		return;
+	}
+
+	aiot_fill(b.buf, len, seed, devoff);
+	kvec_aio_prep_pwrite_fixed(&cb, fd, b.buf, len, (long long)devoff, 0);
+	r = aiot_submit_wait(ctx, &cb);
+	snprintf(tag, sizeof(tag), "fixed-pwrite-2m-off%u len=%zu", off, len);
+	aiot_report(tag, r, NULL, 0);
+	CHECK(aiot_is(r, (long)len), "%s at %llu: %s", tag,
+	      (unsigned long long)devoff, aiot_resstr(r));
+	aiot_sync_verify(fd, devoff, len, seed);
+
+	memset(b.map, AIOT_POISON, b.maplen);
+	kvec_aio_prep_pread_fixed(&cb, fd, b.buf, len, (long long)devoff, 0);
+	r = aiot_submit_wait(ctx, &cb);
+	snprintf(tag, sizeof(tag), "fixed-pread-2m-off%u len=%zu", off, len);
+	aiot_report(tag, r, b.buf, len);
+	CHECK(aiot_is(r, (long)len), "%s at %llu: %s", tag,
+	      (unsigned long long)devoff, aiot_resstr(r));
+	aiot_verify(tag, b.buf, len, seed, devoff);
+	guards_ok(&b, tag);
+
+	ret = kvec_aio_unregister(ctx);
+	CHECK(ret == 1, "unregister: %s", aiot_rstr(ret));
+	rev_unmap(&b);
+}
+
 int main(void)
 {
 	unsigned int offs[MAXOFFS], noffs, i;
@@ -425,6 +485,10 @@ int main(void)
 
 	/* 4: many one-block segments at alternating offsets */
 	vec64_case(offs[0], offs[noffs - 1], 7400, 7401);
+
+	/* 5: registered kvecs, where the kernel has them (fs.aio_kvec) */
+	if (access("/proc/sys/fs/aio_kvec", F_OK) == 0)
+		fixed_case(offs[noffs - 1], 7500);
 
 	aiot_R("cases=%d", ncases);
 	CHECK(ncases >= 6, "only %d cases ran", ncases);
