@@ -93,6 +93,16 @@ $(BUILD)/.tree-stamp: $(SERIES) $(PATCHES) | $(TARBALL)
 	if [ "$$want" = "$$(git rev-parse HEAD^{tree})" ] && git diff --quiet HEAD; then \
 		echo "tree: already at the series"; \
 	else \
+		if [ -n "$$(git status --porcelain --untracked-files=no)" ]; then \
+			echo "tree: build/linux has uncommitted edits, which re-applying the series would discard." >&2; \
+			echo "tree: commit them there and run make refresh, or set them aside: git -C build/linux stash" >&2; \
+			exit 1; \
+		fi; \
+		if [ -f $(BUILD)/.tree-head ] && [ "$$(cat $(BUILD)/.tree-head)" != "$$(git rev-parse HEAD)" ]; then \
+			echo "tree: build/linux has commits the series does not hold, which re-applying it would drop." >&2; \
+			echo "tree: make refresh writes them into the series (git diff then shows them against what you pulled), or drop them: git -C build/linux reset --hard $$(cat $(BUILD)/.tree-head)" >&2; \
+			exit 1; \
+		fi; \
 		git reset -q --hard base && git clean -qfd && \
 		for p in $(PATCHES); do \
 			echo "tree: applying $$p"; \
@@ -101,6 +111,8 @@ $(BUILD)/.tree-stamp: $(SERIES) $(PATCHES) | $(TARBALL)
 				{ echo "tree: $$p does not apply" >&2; exit 1; }; \
 		done; \
 	fi
+	@# what the series applied to: commits past it are the user's own
+	@git -C $(TREE) rev-parse HEAD > $(BUILD)/.tree-head
 	@touch $@
 
 tree: $(BUILD)/.tree-stamp
@@ -198,7 +210,7 @@ refresh:
 	done; rmdir $$tmp; \
 	{ echo "# kvec-aio patch series, applied in order on linux-source-6.1 by make tree"; \
 	  cat $(SERIES).new; } > $(SERIES); rm -f $(SERIES).new; \
-	echo "refresh: $$n patches"; touch $(BUILD)/.tree-stamp
+	echo "refresh: $$n patches"; git rev-parse HEAD > $(BUILD)/.tree-head; touch $(BUILD)/.tree-stamp
 
 checkpatch: $(BUILD)/.tree-stamp
 	@fail=0; for p in $(PATCHES); do \
