@@ -33,9 +33,9 @@ export KVEC_REAL_DEVS := nvme-512 nvme-4k virtio-4k scsi-4k
 
 APT_PKGS := linux-source-6.1 gcc make git qemu-system-x86 libaio-dev liburing-dev fio bc \
 	    bison flex libelf-dev libssl-dev dwarves cpio ccache gnuplot-nox \
-	    jq python3 kmod
+	    jq python3 kmod pkgconf groff-base gcc-multilib
 
-.PHONY: help setup tree kernel userspace test test-debug test-valgrind bench profile refresh checkpatch check-i386 sizes clean
+.PHONY: help setup tree kernel userspace test test-debug test-valgrind bench profile refresh checkpatch check-i386 check-bisect sizes clean install uninstall
 
 help:
 	@echo "kvec-aio targets:"
@@ -51,7 +51,12 @@ help:
 	@echo "  refresh     format-patch build/linux's commits back into kvec/, aio-glue/ and series"
 	@echo "  checkpatch  scripts/checkpatch.pl --strict on every patch, then check-i386"
 	@echo "  check-i386  compile the series' objects for i386 (W=1, no 64-bit division)"
+	@echo "  check-bisect every prefix of the series compiles (block/ and touched files, W=1;"
+	@echo "              FULL=1: bzImage at every prefix)"
 	@echo "  sizes       pahole of the kvec, kiobuf-emulation, bio and aio structures"
+	@echo "  install     kvec-aio.h, kvec-aio.pc and man pages under PREFIX (default /usr/local);"
+	@echo "              DESTDIR= stages them for a package"
+	@echo "  uninstall   remove what install put there (same PREFIX and DESTDIR)"
 	@echo "  clean       remove build/ (kernel tree, objects, results of runs)"
 	@echo "  help        this list"
 
@@ -224,9 +229,15 @@ checkpatch: $(BUILD)/.tree-stamp
 # the libgcc helpers a 64-bit division or modulo becomes on 32 bits, which
 # the kernel does not provide (vmlinux would not link).
 I386_KOBJ := $(BUILD)/obj-i386
-I386_OBJS := block/blk-kvec.o block/blk-kvec-test.o block/fops.o fs/aio.o
+I386_OBJS := $(addprefix block/,blk-kvec.o blk-kvec-dio.o blk-kvec-table.o \
+	     blk-kvec-kiobuf.o blk-kvec-stats.o blk-kvec-test.o fops.o) fs/aio.o
 I386_MAKE := $(MAKE) -C $(TREE) O=$(I386_KOBJ) ARCH=i386 -j$(JOBS) \
 	     $(if $(CCACHE),CC="ccache gcc")
+
+# Bisectable: each prefix of the series, applied from the patch files in a
+# worktree of build/linux, compiles with the kernel's config.
+check-bisect: kernel
+	@$(TOP)/scripts/check-bisect
 
 check-i386: $(BUILD)/.tree-stamp
 	@mkdir -p $(I386_KOBJ)
@@ -264,6 +275,11 @@ sizes: kernel
 	@awk '/^struct .* \{/ { name = $$2 } /\/\* size: / { sub(",", "", $$3); print name, $$3 }' \
 		$(BUILD)/sizes/pahole.txt | sort -u
 	@echo "sizes: layouts in build/sizes/pahole.txt"
+
+# The library side for libaio programs: userspace/Makefile does it.  A
+# relative DESTDIR is made absolute here, since that make runs in userspace/.
+install uninstall:
+	@$(MAKE) -C userspace $@ $(if $(DESTDIR),DESTDIR=$(abspath $(DESTDIR)))
 
 clean:
 	rm -rf $(BUILD)

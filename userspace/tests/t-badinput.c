@@ -18,9 +18,10 @@
  *    to what is left (MAX_RW_COUNT, then the device size).  Offset plus
  *    length past LLONG_MAX, negative offsets, UIO_MAXIOV + 1 segments:
  *    -EINVAL; exactly UIO_MAXIOV segments work.
- *  - iocb fields: unknown aio_flags bits and unknown aio_rw_flags bits are
- *    refused (-EINVAL, -EOPNOTSUPP), a bad resfd gives -EBADF or -EINVAL,
- *    reads of a directory -EINVAL.
+ *  - iocb fields: aio_flags bits the kernel does not define are ignored,
+ *    as stock ignores them (the read works), unknown aio_rw_flags bits are
+ *    refused (-EOPNOTSUPP), a non-zero aio_reserved2 on a plain read gives
+ *    -EINVAL, a bad resfd -EBADF or -EINVAL, reads of a directory -EINVAL.
  *  - Contexts: a bogus or destroyed context is -EINVAL everywhere, as are
  *    nr < 0, min_nr > nr and io_cancel of an iocb never submitted; an
  *    io_setup beyond fs.aio-max-nr is -EAGAIN.
@@ -387,12 +388,15 @@ static void iocb_fields(void)
 	int bit, dfd;
 
 	/* every aio_flags bit the kernel does not define, one at a time */
-	for (bit = 4; bit < 16; bit++) {
+	for (bit = 4; bit < 32; bit++) {
 		aiot_prep_pread(&cb, fd, buf, SMALL, (long long)dev0);
 		cb.u.c.flags |= 1U << bit;
 		snprintf(tag, sizeof(tag), "read aio_flags bit %d", bit);
-		one(tag, &cb, -EINVAL, 0);
+		one(tag, &cb, 1, SMALL);
 	}
+	aiot_prep_pread(&cb, fd, buf, SMALL, (long long)dev0);
+	cb.u.c.__pad3 = 1;		/* aio_reserved2, without the fixed flag */
+	one("read aio_reserved2=1", &cb, -EINVAL, 0);
 	aiot_prep_rw(&cb, 0, fd, buf, SMALL, (long long)dev0, 1 << 7);
 	one("read aio_rw_flags 1<<7", &cb, -EOPNOTSUPP, 0);
 	aiot_prep_rw(&cb, 1, fd, buf, SMALL, (long long)dev0, (int)(1U << 31));

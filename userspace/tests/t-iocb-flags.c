@@ -2,11 +2,15 @@
 /*
  * t-iocb-flags: the iocb fields around IOCB_FLAG_KVEC, which the kvec glue
  * must not disturb (in flag mode every iocb here also carries it).
- * io_submit -EINVAL for a nonzero aio_reserved2, an unknown opcode, an
- * invalid ioprio class with IOCB_FLAG_IOPRIO.  Unknown aio_flags bits
- * (1 << 4, and 1 << 31, a registered-buffer index bit, without
- * IOCB_FLAG_KVEC_FIXED): -EINVAL on kernels with the kvec path (it makes
- * flags probeable), accepted and ignored on stock kernels.  Accepted and plain:
+ * io_submit -EINVAL for a nonzero aio_reserved2 (on a write, and on a read
+ * or an fsync that does not carry IOCB_FLAG_KVEC_FIXED or carries it on an
+ * opcode without buffers), an unknown opcode, an invalid ioprio class with
+ * IOCB_FLAG_IOPRIO.  aio_flags bits the series does not define (4..31) are
+ * ignored for every opcode, as stock 6.1 ignores them, on kernels with and
+ * without the kvec path: writes, a read, a vectored read and an fsync with
+ * 1 << 4, 1 << 31 or all of 0xfffffff0 go through with their data.
+ * IOCB_FLAG_KVEC_FIXED on an fsync (aio_reserved2 0) is ignored too: the
+ * fsync completes with 0.  Accepted and plain:
  * IOCB_FLAG_KVEC on its own, aio_reqprio without IOCB_FLAG_IOPRIO,
  * valid BE/IDLE/RT priorities, RESFD|IOPRIO together, RWF_HIPRI (aio
  * clears it) and RWF_APPEND (ignored by block devices: the write lands at
@@ -20,6 +24,10 @@
 
 #define SEED	9000
 #define PRIO(class, level)	((short)(((class) << 13) | (level)))
+/* kvec-aio.h's KVEC_AIO_FLAG_FIXED, spelt out: this test needs no libkvec */
+#define FLAG_FIXED		(1U << 3)
+/* aio_flags bits no kernel defines */
+#define UNDEFINED_FLAGS		0xfffffff0U
 
 static io_context_t ctx;
 static uint8_t *buf;
@@ -43,6 +51,9 @@ static void run(const char *tag, struct iocb *cb, int want_submit, long want_res
 		      aiot_rstr(want_res));
 		if (want_res > 0 && cb->aio_lio_opcode == IO_CMD_PWRITE)
 			aiot_sync_verify(fd, off, (uint64_t)want_res, seed);
+		if (want_res > 0 && (cb->aio_lio_opcode == IO_CMD_PREAD ||
+				     cb->aio_lio_opcode == IO_CMD_PREADV))
+			aiot_verify(tag, buf, (size_t)want_res, seed, off);
 	} else {
 		CHECK(r.submit == want_submit, "%s: %s, want io_submit %s", tag,
 		      aiot_resstr(r), aiot_rstr(want_submit));
@@ -85,18 +96,52 @@ int main(void)
 	cb.aio_reqprio = PRIO(0, 3);		/* NONE with a level */
 	run("write ioprio=none-level3", &cb, -EINVAL, 0, off, SEED);
 
-	/* unknown flags: refused where the kernel knows IOCB_FLAG_KVEC */
-	aiot_R("kernel knows IOCB_FLAG_KVEC: %d", kvec_kernel);
+	/* aio_reserved2 without IOCB_FLAG_KVEC_FIXED, or with it on an fsync */
+	memset(buf, AIOT_POISON, 65536);
+	aiot_prep_pread(&cb, fd, buf, 65536, (long long)off);
+	cb.u.c.__pad3 = 1;
+	run("read reserved2=1", &cb, -EINVAL, 0, off, SEED);
+	io_prep_fsync(&cb, fd);
+	aiot_mark(&cb);
+	cb.u.c.__pad3 = 1;
+	run("fsync reserved2=1", &cb, -EINVAL, 0, off, SEED);
+	io_prep_fsync(&cb, fd);
+	aiot_mark(&cb);
+	cb.u.c.flags |= FLAG_FIXED;
+	cb.u.c.__pad3 = 1;
+	run("fsync FIXED reserved2=1", &cb, -EINVAL, 0, off, SEED);
+
+	/* undefined aio_flags bits: ignored for every opcode, as by stock 6.1 */
 	prep_w(&cb, off, SEED + 1);
 	cb.u.c.flags |= 1U << 31;
-	if (kvec_kernel)
-		run("write aio_flags|=1<<31", &cb, -EINVAL, 0, off, SEED);
+	run("write aio_flags|=1<<31", &cb, 1, 65536, off, SEED + 1);
 	prep_w(&cb, off, SEED + 2);
 	cb.u.c.flags |= 1 << 4;
-	if (kvec_kernel)
-		run("write aio_flags|=1<<4", &cb, -EINVAL, 0, off, SEED);
-	else
-		run("write aio_flags|=1<<4", &cb, 1, 65536, off, SEED + 2);
+	run("write aio_flags|=1<<4", &cb, 1, 65536, off, SEED + 2);
+	prep_w(&cb, off, SEED + 1);
+	cb.u.c.flags |= UNDEFINED_FLAGS;
+	run("write aio_flags|=0xfffffff0", &cb, 1, 65536, off, SEED + 1);
+	memset(buf, AIOT_POISON, 65536);
+	aiot_prep_pread(&cb, fd, buf, 65536, (long long)off);
+	cb.u.c.flags |= UNDEFINED_FLAGS;
+	run("read aio_flags|=0xfffffff0", &cb, 1, 65536, off, SEED + 1);
+	{
+		struct iovec iov[2] = { { buf, 32768 }, { buf + 32768, 32768 } };
+
+		memset(buf, AIOT_POISON, 65536);
+		aiot_prep_preadv(&cb, fd, iov, 2, (long long)off);
+		cb.u.c.flags |= 1U << 16;	/* the old uAPI's buffer index 1 */
+		run("readv aio_flags|=1<<16", &cb, 1, 65536, off, SEED + 1);
+	}
+	io_prep_fsync(&cb, fd);
+	aiot_mark(&cb);
+	cb.u.c.flags |= UNDEFINED_FLAGS;
+	run("fsync aio_flags|=0xfffffff0", &cb, 1, 0, off, SEED + 1);
+	io_prep_fsync(&cb, fd);
+	aiot_mark(&cb);
+	cb.u.c.flags |= FLAG_FIXED;
+	run("fsync aio_flags|=FIXED", &cb, 1, 0, off, SEED + 1);
+	aiot_sync_verify(fd, off, 65536, SEED + 1);
 
 	/* accepted */
 	if (kvec_kernel) {
@@ -125,8 +170,7 @@ int main(void)
 
 	memset(buf, AIOT_POISON, 65536);
 	aiot_prep_rw(&cb, 0, fd, buf, 65536, (long long)off, RWF_HIPRI);
-	run("read RWF_HIPRI", &cb, 1, 65536, off, 0);
-	aiot_verify("read RWF_HIPRI", buf, 65536, root ? SEED + 6 : SEED + 5, off);
+	run("read RWF_HIPRI", &cb, 1, 65536, off, root ? SEED + 6 : SEED + 5);
 	prep_w(&cb, off, SEED + 7);
 	cb.aio_rw_flags = RWF_HIPRI;
 	run("write RWF_HIPRI", &cb, 1, 65536, off, SEED + 7);

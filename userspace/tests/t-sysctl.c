@@ -1,23 +1,34 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * t-sysctl: the run-time switch.  /proc/sys/fs/aio_kvec takes 0, 1 and 2;
- * 3, -1 and text are refused with EINVAL and leave the value alone; a
+ * t-sysctl: the run-time switch.  /proc/sys/fs/aio_kvec takes 0, 1, 2 and
+ * 3; 4, -1 and text are refused with EINVAL and leave the value alone; a
  * non-root writer gets EACCES.  Which path an iocb takes is decided by the
- * sysctl or IOCB_FLAG_KVEC and nothing else: raw io_submit (not the
- * mode-aware helpers) of a 64 KiB read with sysctl 0 and no flag leaves
- * iocbs_submitted alone, sysctl 1 or 2 or the flag adds exactly one, sysctl
- * 2 without the flag also adds one to kiobuf_iocbs (the flag asks for the
- * plain kvec path), and all read the same data.  Skips on kernels without
- * the kvec path.
+ * sysctl, IOCB_FLAG_KVEC and IOCB_FLAG_KVEC_FIXED and nothing else: raw
+ * io_submit (not the mode-aware helpers) of a 64 KiB read with sysctl 0 and
+ * no flag leaves iocbs_submitted alone, sysctl 1 or 2 or the flag adds
+ * exactly one, sysctl 2 without the flag also adds one to kiobuf_iocbs (the
+ * flag asks for the plain kvec path), and all read the same data.
+ * Sysctl 3 switches the kvec path off: no iocb takes it (iocbs_submitted
+ * and the FOLL_PIN count in /proc/vmstat do not move), each iocb with
+ * IOCB_FLAG_KVEC or IOCB_FLAG_KVEC_FIXED adds one to fallback_disabled,
+ * unflagged ones nothing; flagged writes and reads, and fixed writes and
+ * reads through a buffer registered under 3, move the right data through
+ * the stock code, and fixed iocbs still get EFAULT for an index past the
+ * table or a range outside the buffer.  The value found at the start is
+ * written back at exit, on failure too.  Skips on kernels without the kvec
+ * path.
  */
 #include "aiotest.h"
+#include "kvec-aio.h"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 
 #define SYSCTL	"/proc/sys/fs/aio_kvec"
 #define SEED	9500
 #define LEN	65536
+#define WOFF	(4 * LEN)	/* where the path cases write */
 
 static int sysctl_write(const char *val)
 {
@@ -46,6 +57,21 @@ static int sysctl_read(void)
 	return v;
 }
 
+/* The value found at the start, written back at exit (aiot_die included). */
+static int saved = -1;
+static pid_t main_pid;
+
+static void restore_sysctl(void)
+{
+	char val[16];
+
+	if (saved < 0 || getpid() != main_pid)
+		return;
+	snprintf(val, sizeof(val), "%d", saved);
+	if (sysctl_write(val))
+		fprintf(stderr, "t-sysctl: could not restore %s to %d\n", SYSCTL, saved);
+}
+
 /* A non-root process may read the switch but not flip it. */
 static void check_non_root(void)
 {
@@ -71,62 +97,173 @@ static void check_non_root(void)
 	       "EACCES" : "allowed");
 }
 
-/* Which path a read takes, by the sysctl and the iocb flag. */
+/* Which path a read or write takes, by the sysctl and the iocb flag. */
 struct path_case {
 	const char *tag;
 	const char *sysctl;
 	bool flag;
+	bool write;
 	long long want_delta;	/* iocbs_submitted: 1 if the kvec path ran */
 	long long want_kiobuf;	/* kiobuf_iocbs: 1 if the kiobuf emulation ran */
+	long long want_disabled;	/* fallback_disabled: 1 if flagged under 3 */
 };
 
 static const struct path_case paths[] = {
-	{ "sysctl 0 no flag", "0", false, 0, 0 },
-	{ "sysctl 0 flag", "0", true, 1, 0 },
-	{ "sysctl 1 no flag", "1", false, 1, 0 },
-	{ "sysctl 2 no flag", "2", false, 1, 1 },
-	{ "sysctl 2 flag", "2", true, 1, 0 },
+	{ "sysctl 0 no flag", "0", false, false, 0, 0, 0 },
+	{ "sysctl 0 flag", "0", true, false, 1, 0, 0 },
+	{ "sysctl 1 no flag", "1", false, false, 1, 0, 0 },
+	{ "sysctl 2 no flag", "2", false, false, 1, 1, 0 },
+	{ "sysctl 2 flag", "2", true, false, 1, 0, 0 },
+	{ "sysctl 3 no flag", "3", false, false, 0, 0, 0 },
+	{ "sysctl 3 flag", "3", true, false, 0, 0, 1 },
+	{ "sysctl 3 no flag write", "3", false, true, 0, 0, 0 },
+	{ "sysctl 3 flag write", "3", true, true, 0, 0, 1 },
 };
 
-/* One read through raw io_submit, so the test's own mode adds no flag. */
-static long raw_read(io_context_t ctx, int fd, void *buf, bool flag, long long *delta,
-		     long long *kiobuf_delta)
+/* What one iocb moved in /proc/fs/aio_kvec and /proc/vmstat. */
+struct moved {
+	long long submitted, kiobuf, disabled, pins;
+};
+
+static struct moved counters(void)
 {
-	long long before = aiot_stat("iocbs_submitted");
-	long long kiobuf_before = aiot_stat("kiobuf_iocbs");
-	struct iocb cb, *cbs[1] = { &cb };
+	struct moved m = {
+		.submitted = aiot_stat("iocbs_submitted"),
+		.kiobuf = aiot_stat("kiobuf_iocbs"),
+		.disabled = aiot_stat("fallback_disabled"),
+		.pins = aiot_vmstat("nr_foll_pin_acquired"),
+	};
+	return m;
+}
+
+/*
+ * Submit @cb through raw io_submit, so the test's own mode adds no flag,
+ * and wait for its event; @d gets what it moved.
+ */
+static struct aiot_res raw_io(io_context_t ctx, struct iocb *cb, struct moved *d)
+{
+	struct moved before = counters(), after;
+	struct aiot_res r = { 0, 0 };
 	struct io_event ev;
 
-	memset(buf, AIOT_POISON, LEN);
-	io_prep_pread(&cb, fd, buf, LEN, 0);
-	if (flag)
+	r.submit = io_submit(ctx, 1, &cb);
+	if (r.submit == 1)
+		r.res = aiot_reap(ctx, 1, &ev) == 1 ? (long)ev.res : -ETIMEDOUT;
+	after = counters();
+	d->submitted = after.submitted - before.submitted;
+	d->kiobuf = after.kiobuf - before.kiobuf;
+	d->disabled = after.disabled - before.disabled;
+	d->pins = after.pins - before.pins;
+	return r;
+}
+
+/*
+ * One read of LEN at 0 (pattern SEED), or one write of LEN at WOFF with
+ * pattern @seed, through raw_io.
+ */
+static long raw_rw(io_context_t ctx, int fd, void *buf, const struct path_case *c,
+		   uint64_t seed, struct moved *d)
+{
+	struct iocb cb;
+	struct aiot_res r;
+
+	if (c->write) {
+		aiot_fill(buf, LEN, seed, WOFF);
+		io_prep_pwrite(&cb, fd, buf, LEN, WOFF);
+	} else {
+		memset(buf, AIOT_POISON, LEN);
+		io_prep_pread(&cb, fd, buf, LEN, 0);
+	}
+	if (c->flag)
 		cb.u.c.flags |= IOCB_FLAG_KVEC;
-	if (io_submit(ctx, 1, cbs) != 1)
-		aiot_die("io_submit: %s", strerror(errno));
-	if (aiot_reap(ctx, 1, &ev) != 1)
-		aiot_die("no completion for the read");
-	*delta = aiot_stat("iocbs_submitted") - before;
-	*kiobuf_delta = aiot_stat("kiobuf_iocbs") - kiobuf_before;
-	return (long)ev.res;
+	r = raw_io(ctx, &cb, d);
+	if (r.submit != 1)
+		aiot_die("%s: io_submit: %s", c->tag, aiot_rstr(r.submit));
+	return r.res;
+}
+
+/*
+ * Registered buffers under sysctl 3: registering works, fixed I/O goes
+ * through the stock code on the registered pages (no kvec iocb, no pin per
+ * I/O) with the right data, and still validates the index and the range.
+ */
+static void fixed_off(io_context_t ctx, int fd)
+{
+	uint8_t *reg = aiot_map(2 * LEN);
+	struct iovec iov = { reg, 2 * LEN };
+	struct aiot_res r;
+	struct moved d;
+	struct iocb cb;
+	int ret;
+
+	CHECK(sysctl_write("3") == 0, "writing 3 failed");
+	ret = kvec_aio_register(ctx, &iov, 1);
+	aiot_R("sysctl 3 register: %s", aiot_rstr(ret));
+	if (!CHECK(ret == 1, "register under sysctl 3: %s", aiot_rstr(ret))) {
+		aiot_unmap(reg, 2 * LEN);
+		return;
+	}
+
+	aiot_fill(reg + 4096, LEN, SEED + 1, LEN);
+	kvec_aio_prep_pwrite_fixed(&cb, fd, reg + 4096, LEN, LEN, 0);
+	r = raw_io(ctx, &cb, &d);
+	aiot_R("sysctl 3 fixed write: %s kvec iocbs +%lld fallback_disabled +%lld pinned %s",
+	       aiot_resstr(r), d.submitted, d.disabled, d.pins ? "yes" : "no");
+	CHECK(aiot_is(r, LEN) && d.submitted == 0 && d.disabled == 1 && d.pins == 0,
+	      "fixed write under 3: %s, iocbs_submitted +%lld, fallback_disabled +%lld, FOLL_PIN +%lld; want res %d, +0, +1, +0",
+	      aiot_resstr(r), d.submitted, d.disabled, d.pins, LEN);
+	CHECK(aiot_sync_verify(fd, LEN, LEN, SEED + 1), "device after a fixed write under 3");
+
+	memset(reg, AIOT_POISON, 2 * LEN);
+	kvec_aio_prep_pread_fixed(&cb, fd, reg + LEN, LEN, LEN, 0);
+	r = raw_io(ctx, &cb, &d);
+	aiot_R("sysctl 3 fixed read: %s kvec iocbs +%lld fallback_disabled +%lld pinned %s",
+	       aiot_resstr(r), d.submitted, d.disabled, d.pins ? "yes" : "no");
+	CHECK(aiot_is(r, LEN) && d.submitted == 0 && d.disabled == 1 && d.pins == 0,
+	      "fixed read under 3: %s, iocbs_submitted +%lld, fallback_disabled +%lld, FOLL_PIN +%lld; want res %d, +0, +1, +0",
+	      aiot_resstr(r), d.submitted, d.disabled, d.pins, LEN);
+	aiot_verify("fixed read under 3", reg + LEN, LEN, SEED + 1, LEN);
+	aiot_verify_byte("fixed read under 3: bytes around it", reg, LEN, AIOT_POISON);
+
+	kvec_aio_prep_pread_fixed(&cb, fd, reg, LEN, 0, 1);
+	r = raw_io(ctx, &cb, &d);
+	aiot_R("sysctl 3 fixed read index 1: %s", aiot_resstr(r));
+	CHECK(r.submit == -EFAULT, "fixed read of buffer 1 of 1 under 3: %s, want EFAULT",
+	      aiot_resstr(r));
+	kvec_aio_prep_pread_fixed(&cb, fd, reg + LEN + 4096, LEN, 0, 0);
+	r = raw_io(ctx, &cb, &d);
+	aiot_R("sysctl 3 fixed read past the end: %s", aiot_resstr(r));
+	CHECK(r.submit == -EFAULT, "fixed read past the buffer's end under 3: %s, want EFAULT",
+	      aiot_resstr(r));
+
+	ret = kvec_aio_unregister(ctx);
+	aiot_R("sysctl 3 unregister: %s", aiot_rstr(ret));
+	CHECK(ret == 1, "unregister under 3: %s", aiot_rstr(ret));
+	aiot_unmap(reg, 2 * LEN);
 }
 
 int main(void)
 {
-	static const char *const refused[] = { "3", "-1", "abc" };
-	int fd, saved, v;
-	long long delta, kdelta;
-	char restore[8];
+	static const char *const refused[] = { "4", "-1", "abc" };
+	char restore[16];
 	io_context_t ctx;
+	struct moved d;
 	unsigned int i;
 	uint8_t *buf;
+	int fd, v;
 	long res;
 
 	aiot_init("t-sysctl");
 	if (access(SYSCTL, F_OK) || !aiot_stats_present())
 		aiot_skip("%s or /proc/fs/aio_kvec absent: no kvec path", SYSCTL);
-	saved = sysctl_read();
-	CHECK(saved >= 0 && saved <= 2, "%s reads %d", SYSCTL, saved);
+	v = sysctl_read();
+	CHECK(v >= 0 && v <= 3, "%s reads %d", SYSCTL, v);
+	main_pid = getpid();
+	saved = v >= 0 && v <= 3 ? v : 0;
+	atexit(restore_sysctl);
+	CHECK(aiot_stat("fallback_disabled") >= 0, "no fallback_disabled in /proc/fs/aio_kvec");
 
+	CHECK(sysctl_write("3") == 0 && sysctl_read() == 3, "writing 3 failed");
 	CHECK(sysctl_write("2") == 0 && sysctl_read() == 2, "writing 2 failed");
 	CHECK(sysctl_write("1") == 0 && sysctl_read() == 1, "writing 1 failed");
 	for (i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
@@ -150,19 +287,33 @@ int main(void)
 	for (i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
 		const struct path_case *c = &paths[i];
 
-		sysctl_write(c->sysctl);
-		res = raw_read(ctx, fd, buf, c->flag, &delta, &kdelta);
-		aiot_R("%s: res %s kvec iocbs +%lld kiobuf iocbs +%lld", c->tag,
-		       aiot_rstr(res), delta, kdelta);
-		CHECK(res == LEN && delta == c->want_delta && kdelta == c->want_kiobuf,
-		      "%s: res %ld, iocbs_submitted +%lld, kiobuf_iocbs +%lld, want +%lld +%lld",
-		      c->tag, res, delta, kdelta, c->want_delta, c->want_kiobuf);
-		aiot_verify(c->tag, buf, LEN, SEED, 0);
+		v = sysctl_write(c->sysctl);
+		CHECK(v == 0, "%s: writing %s: %s", c->tag, c->sysctl, aiot_rstr(v));
+		res = raw_rw(ctx, fd, buf, c, SEED + 10 + i, &d);
+		aiot_R("%s: res %s kvec iocbs +%lld kiobuf iocbs +%lld fallback_disabled +%lld pinned %s",
+		       c->tag, aiot_rstr(res), d.submitted, d.kiobuf, d.disabled,
+		       d.pins ? "yes" : "no");
+		CHECK(res == LEN && d.submitted == c->want_delta &&
+		      d.kiobuf == c->want_kiobuf && d.disabled == c->want_disabled,
+		      "%s: res %ld, iocbs_submitted +%lld, kiobuf_iocbs +%lld, fallback_disabled +%lld, want +%lld +%lld +%lld",
+		      c->tag, res, d.submitted, d.kiobuf, d.disabled, c->want_delta,
+		      c->want_kiobuf, c->want_disabled);
+		/* the kvec path pins per I/O (FOLL_PIN); 6.1's stock path does not */
+		CHECK((d.pins > 0) == (c->want_delta > 0),
+		      "%s: %lld FOLL_PIN pins taken, kvec path %s", c->tag, d.pins,
+		      c->want_delta ? "expected" : "not expected");
+		if (c->write)
+			CHECK(aiot_sync_verify(fd, WOFF, LEN, SEED + 10 + i), "%s: device", c->tag);
+		else
+			aiot_verify(c->tag, buf, LEN, SEED, 0);
 	}
+	fixed_off(ctx, fd);
 
 	snprintf(restore, sizeof(restore), "%d", saved);
 	v = sysctl_write(restore);
-	CHECK(v == 0, "restoring %s: %s", SYSCTL, aiot_rstr(v));
+	CHECK(v == 0 && sysctl_read() == saved, "restoring %s to %d: %s", SYSCTL, saved,
+	      aiot_rstr(v));
+	saved = -1;	/* done: nothing for the exit handler */
 	free(buf);
 	aiot_ctx_destroy(ctx);
 	close(fd);
