@@ -14,7 +14,8 @@ BZIMAGE  := $(KOBJ)/arch/x86/boot/bzImage
 FRAGMENT ?= $(TOP)/qemu/kvec.config
 SERIES   := $(TOP)/series
 PATCHES  := $(shell sed -e 's/\#.*//' $(SERIES) 2>/dev/null)
-JOBS     ?= $(shell nproc)
+NPROC    := $(shell nproc)
+JOBS     ?= $(NPROC)
 CCACHE   := $(shell command -v ccache 2>/dev/null)
 KMAKE    := $(MAKE) -C $(TREE) O=$(KOBJ) -j$(JOBS) \
 	    $(if $(CCACHE),CC="ccache gcc") KBUILD_BUILD_TIMESTAMP=kvec-aio \
@@ -30,6 +31,48 @@ GUEST_DEVS := brd.rd_nr=1 brd.rd_size=262144 null_blk.nr_devices=1 null_blk.gb=4
 # build/disks/; the names the in-guest runner gives them (and scsi_debug's).
 GUEST_QEMU := --nvme 256M:512 --nvme 256M:4096 --disk 256M:4096
 export KVEC_REAL_DEVS := nvme-512 nvme-4k virtio-4k scsi-4k
+
+# Settings a user may give ("make help" lists them with their defaults).
+# A variable on the command line that is neither one of them nor one that
+# make, kbuild or the sub-makes read stops make: a typo such as QUIK=1
+# would otherwise silently start the 43-minute full benchmark.
+USER_VARS := QUICK REPS RUNTIME GUESTS KVEC_TESTS KVEC_MODES KVEC_DEVS SHARDS \
+	     DEBUG_DEVS DEBUG_SHARDS JOBS ACCEL KEEP_RUNS V FULL PROFILE_ARGS \
+	     PREFIX DESTDIR TARBALL
+# set by this Makefile on its own sub-makes' command lines
+SUBMAKE_VARS := KOBJ FRAGMENT APT_PKGS
+# read by make itself, kbuild (make -C build/linux) or userspace/Makefile
+PASS_VARS := MAKEFLAGS SHELL O W C CC LD LLVM ARCH CROSS_COMPILE KCFLAGS \
+	     KBUILD_VERBOSE INSTALL CFLAGS LDFLAGS
+KVEC_ALL_MODES := stock kvec flag kiobuf
+KVEC_ALL_DEVS  := ram0 nullb0 nullb1 $(KVEC_REAL_DEVS)
+
+cmdline_vars := $(foreach v,$(.VARIABLES),$(if $(filter command line,$(origin $(v))),$(v)))
+unknown_vars := $(filter-out $(USER_VARS) $(SUBMAKE_VARS) $(PASS_VARS),$(cmdline_vars))
+ifneq ($(unknown_vars),)
+$(error unknown variable $(unknown_vars) (a typo?); known: $(USER_VARS), and make's, kbuild's: $(PASS_VARS); see make help)
+endif
+# given (command line or environment), not a Makefile default
+given = $(filter command line environment environment override,$(origin $(1)))
+nodigits = $(subst 0,,$(subst 1,,$(subst 2,,$(subst 3,,$(subst 4,,$(subst 5,,$(subst 6,,$(subst 7,,$(subst 8,,$(subst 9,,$(1)))))))))))
+# $(call check-num,VAR,min): a whole number, >= min (0 or 1)
+check-num = $(if $(call given,$(1)),$(if $(and $(filter 1,$(words $($(1)))),$(if $(call nodigits,$($(1))),,y),$(if $(filter 1,$(2)),$(subst 0,,$($(1))),y)),,$(error $(1)=$($(1)): must be a whole number$(if $(filter 1,$(2)), of at least 1, 0 or more))))
+# $(call check-set,VAR,allowed values,what): each word one of them
+check-set = $(if $(call given,$(1)),$(if $(filter-out $(2),$($(1))),$(error $(1)=$($(1)): $(filter-out $(2),$($(1))) is not $(3); one of: $(2))))
+# empty is the default; 0 must not count as set (QUICK=0 is the full run)
+check-bool = $(if $(call given,$(1)),$(if $(filter-out 0 1,$($(1))),$(error $(1)=$($(1)): must be 0 or 1)))
+$(call check-bool,QUICK)
+$(call check-bool,FULL)
+$(foreach v,REPS RUNTIME GUESTS SHARDS DEBUG_SHARDS JOBS,$(call check-num,$(v),1))
+$(call check-num,KEEP_RUNS,0)
+$(call check-set,V,0 1 2,a verbosity)
+$(call check-set,ACCEL,auto kvm tcg,an accelerator)
+$(call check-set,KVEC_MODES,$(KVEC_ALL_MODES),a mode)
+$(call check-set,KVEC_DEVS,$(KVEC_ALL_DEVS),a test device)
+$(call check-set,DEBUG_DEVS,$(KVEC_ALL_DEVS),a test device)
+# the guest's runner takes any non-empty V as verbose
+override V := $(filter-out 0,$(V))
+export V
 
 APT_PKGS := linux-source-6.1 gcc make git qemu-system-x86 libaio-dev liburing-dev fio bc \
 	    bison flex libelf-dev libssl-dev dwarves cpio ccache gnuplot-nox \
@@ -59,6 +102,30 @@ help:
 	@echo "  uninstall   remove what install put there (same PREFIX and DESTDIR)"
 	@echo "  clean       remove build/ (kernel tree, objects, results of runs)"
 	@echo "  help        this list"
+	@echo
+	@echo "Variables (make TARGET VAR=value; any other on the command line is refused):"
+	@echo "  QUICK=0         bench: 1 runs the quick subset (0: the full matrix, about 43 min)"
+	@echo "  REPS=3          bench: repetitions of each point"
+	@echo "  RUNTIME=        bench: ms of guest time per run (default 300 quick, 200 full)"
+	@echo "  GUESTS=$(NPROC)        bench: icount guests booted side by side (default: host CPUs)"
+	@echo "  KVEC_TESTS=     test: only these programs, e.g. \"t-fixed t-dma-offsets\""
+	@echo "                  (default all; set, it skips the benchmark smoke run)"
+	@echo "  KVEC_MODES=     test: only these path modes of: $(KVEC_ALL_MODES) (default all)"
+	@echo "  KVEC_DEVS=      test: only these devices of: $(KVEC_ALL_DEVS) (default all)"
+	@echo "  SHARDS=$(NPROC)        test: guests side by side (default: host CPUs)"
+	@echo "  DEBUG_DEVS=\"$(DEBUG_DEVS)\"  test-debug: devices"
+	@echo "  DEBUG_SHARDS=$(NPROC)  test-debug: guests side by side (default: host CPUs)"
+	@echo "  V=0             test: 1 prints a failing case's stderr; kernel: verbose build"
+	@echo "  ACCEL=auto      qemu/run accelerator: auto, kvm or tcg"
+	@echo "  KEEP_RUNS=20    qemu/run: run folders kept in build/qemu-out (0: all)"
+	@echo "  JOBS=$(NPROC)          kernel builds: make -j (default: host CPUs)"
+	@echo "  FULL=0          check-bisect: 1 builds bzImage at every prefix"
+	@echo "  PROFILE_ARGS=   profile: options and paths for benchmarks/profile"
+	@echo "  PREFIX=/usr/local  install, uninstall: where"
+	@echo "  DESTDIR=        install, uninstall: staging root for a package"
+	@echo "  TARBALL=$(TARBALL)"
+	@echo "                  tree: the kernel source"
+	@echo "Passed through to kbuild and userspace/Makefile: $(PASS_VARS)"
 
 setup:
 	@missing=$$(for p in $(APT_PKGS); do \
@@ -188,7 +255,7 @@ test-valgrind:
 
 bench: setup
 	@$(MAKE) kernel userspace
-	@$(TOP)/benchmarks/run $(if $(QUICK),--quick)
+	@$(TOP)/benchmarks/run $(if $(filter 1,$(QUICK)),--quick)
 
 # The profiling guest: the plain fragment plus perf events and symbols, so
 # that the figures stay those of the benchmark kernel as far as possible.
