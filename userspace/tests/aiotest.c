@@ -4,6 +4,7 @@
  * See aiotest.h for the conventions (R lines, exit codes, environment).
  */
 #include "aiotest.h"
+#include "kvec-aio.h"
 
 #include <endian.h>
 #include <errno.h>
@@ -776,4 +777,31 @@ long long aiot_stat(const char *name)
 bool aiot_stats_present(void)
 {
 	return access(AIOT_STATS_FILE, R_OK) == 0;
+}
+
+long long aiot_vmpin_kib(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	long long v = -1;
+	char line[256];
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmPin: %lld", &v) == 1)
+			break;
+	fclose(f);
+	return v;
+}
+
+struct aiot_res aiot_fixed_rw(io_context_t ctx, int fd, int write, void *buf,
+			      size_t len, uint64_t off, unsigned int index)
+{
+	struct iocb cb;
+
+	if (write)
+		kvec_aio_prep_pwrite_fixed(&cb, fd, buf, len, (long long)off, index);
+	else
+		kvec_aio_prep_pread_fixed(&cb, fd, buf, len, (long long)off, index);
+	return aiot_submit_wait(ctx, &cb);
 }

@@ -238,6 +238,11 @@ long long aiot_pins_out(void);
 /* CHECK that aiot_pins_out() returns to @base within 3 s (deferred unpins) */
 void aiot_pins_settle(const char *what, long long base);
 bool aiot_stats_present(void);
+/* VmPin of /proc/self/status, in KiB; -1 if absent */
+long long aiot_vmpin_kib(void);
+/* a read or write (@write) through registered buffer @index, and its result */
+struct aiot_res aiot_fixed_rw(io_context_t ctx, int fd, int write, void *buf,
+			      size_t len, uint64_t off, unsigned int index);
 
 static inline uint64_t aiot_round_up(uint64_t v, uint64_t a)
 {

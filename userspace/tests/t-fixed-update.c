@@ -86,13 +86,7 @@ static int cmd(struct iocb *cb)
 static struct aiot_res fixed_rw(int write, void *buf, size_t len, uint64_t off,
 				unsigned int slot)
 {
-	struct iocb cb;
-
-	if (write)
-		kvec_aio_prep_pwrite_fixed(&cb, fd, buf, len, (long long)off, slot);
-	else
-		kvec_aio_prep_pread_fixed(&cb, fd, buf, len, (long long)off, slot);
-	return aiot_submit_wait(ctx, &cb);
+	return aiot_fixed_rw(ctx, fd, write, buf, len, off, slot);
 }
 
 static void expect_io(const char *tag, struct aiot_res r, long want)

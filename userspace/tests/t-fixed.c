@@ -70,22 +70,6 @@ static struct pins pins_now(void)
 	return p;
 }
 
-/* VmPin of /proc/self/status, in KiB; -1 if absent. */
-static long long vmpin_kib(void)
-{
-	FILE *f = fopen("/proc/self/status", "r");
-	long long v = -1;
-	char line[256];
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmPin: %lld", &v) == 1)
-			break;
-	fclose(f);
-	return v;
-}
-
 /*
  * Wait (up to 5 s) until @want pages more than @p were unregistered: only
  * for an unregister with I/O in flight, whose last I/O lets the pages go.
@@ -112,13 +96,7 @@ static void expect_int(const char *tag, int got, int want)
 static struct aiot_res fixed_rw(int write, void *buf, size_t len, uint64_t off,
 				unsigned int index)
 {
-	struct iocb cb;
-
-	if (write)
-		kvec_aio_prep_pwrite_fixed(&cb, fd, buf, len, (long long)off, index);
-	else
-		kvec_aio_prep_pread_fixed(&cb, fd, buf, len, (long long)off, index);
-	return aiot_submit_wait(ctx, &cb);
+	return aiot_fixed_rw(ctx, fd, write, buf, len, off, index);
 }
 
 static void expect_io(const char *tag, struct aiot_res r, long want, const void *buf)
@@ -144,7 +122,7 @@ static void test_basic(uint8_t *b0, uint8_t *b1)
 {
 	struct iovec iov[2] = { { b0, BUF0 }, { b1 + 512, BUF1 - 512 } };
 	uint8_t *check = aiot_alloc(BUF0);
-	long long vmpin0 = vmpin_kib(), vmpin;
+	long long vmpin0 = aiot_vmpin_kib(), vmpin;
 	struct pins p0, p1, p2;
 	struct iocb cb;
 	struct aiot_res r;
@@ -153,7 +131,7 @@ static void test_basic(uint8_t *b0, uint8_t *b1)
 	p0 = pins_now();
 	expect_int("register-2", kvec_aio_register(ctx, iov, 2), 2);
 	p1 = pins_now();
-	vmpin = vmpin_kib();
+	vmpin = aiot_vmpin_kib();
 	CHECK(vmpin - vmpin0 == (256 + 17) * 4, "VmPin +%lld KiB after registering 273 pages",
 	      vmpin - vmpin0);
 	CHECK(p1.registered - p0.registered == 256 + 17, "pages_registered +%lld",
@@ -242,7 +220,7 @@ static void test_basic(uint8_t *b0, uint8_t *b1)
 	      p2.unregistered - p1.unregistered);
 	CHECK(p2.released - p1.released == 256 + 17, "vmstat unpins +%lld",
 	      p2.released - p1.released);
-	vmpin = vmpin_kib();
+	vmpin = aiot_vmpin_kib();
 	CHECK(vmpin == vmpin0, "VmPin %lld KiB after unregister, was %lld", vmpin, vmpin0);
 	expect_int("unregister-again", kvec_aio_unregister(ctx), -ENXIO);
 	expect_submit("fixed-after-unregister", fixed_rw(0, b0, 4096, 0, 0), -EFAULT);
@@ -429,7 +407,7 @@ static void test_inflight(uint8_t *b0, bool destroy)
 	struct io_event ev[NFLY + 1];
 	io_context_t c = destroy ? aiot_ctx(NFLY + 1) : ctx;
 	long long pages = NFLY * FLYLEN / AIOT_PAGE;
-	long long vmpin0 = vmpin_kib();
+	long long vmpin0 = aiot_vmpin_kib();
 	struct pins p0 = pins_now(), p1;
 	int i, ok = 0;
 
@@ -451,7 +429,7 @@ static void test_inflight(uint8_t *b0, bool destroy)
 		 * registered page is unpinned and uncharged: no waiting here.
 		 */
 		p1 = pins_now();
-		vmpin = vmpin_kib();
+		vmpin = aiot_vmpin_kib();
 		ok = NFLY;
 		CHECK(p1.unregistered - p0.unregistered == pages,
 		      "%s: pages_unregistered +%lld when io_destroy returned, want %lld", tag,

@@ -55,22 +55,6 @@ struct checkpoint {
 	long long pages;	/* pages U holds registered at this point */
 };
 
-/* VmPin of /proc/self/status, in KiB; -1 if absent. */
-static long long vmpin_kib(void)
-{
-	FILE *f = fopen("/proc/self/status", "r");
-	long long v = -1;
-	char line[256];
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmPin: %lld", &v) == 1)
-			break;
-	fclose(f);
-	return v;
-}
-
 static void expect_int(const char *tag, int got, int want)
 {
 	aiot_R("%s %s", tag, aiot_rstr(got));
@@ -86,7 +70,7 @@ static int reg(io_context_t ctx, void *buf, size_t len)
 
 static void check_vmpin(const char *what, long long base, long long kib)
 {
-	long long v = vmpin_kib();
+	long long v = aiot_vmpin_kib();
 
 	CHECK(v - base == kib, "%s: VmPin %+lld KiB, want %+lld", what, v - base, kib);
 }
@@ -143,7 +127,7 @@ static void child_main(void)
 {
 	io_context_t c = aiot_ctx(4);
 	uint8_t *b = aiot_map(HALF);
-	long long vp0 = vmpin_kib();
+	long long vp0 = aiot_vmpin_kib();
 
 	/* turn 1: 768 KiB are the user's already */
 	wait_byte(to_child[0]);
@@ -294,7 +278,7 @@ static void user_main(void)
 	      "RLIMIT_MEMLOCK not inherited");
 	ctx = aiot_ctx(8);
 	a = aiot_map(BIG);
-	vp0 = vmpin_kib();
+	vp0 = aiot_vmpin_kib();
 	CHECK(vp0 >= 0, "no VmPin in /proc/self/status");
 
 	shared_user(ctx, a, vp0);
@@ -312,7 +296,7 @@ static void root_over_limit(long long pins0, long long regd0)
 {
 	io_context_t ctx = aiot_ctx(2);
 	uint8_t *b = aiot_map(2 * LIMIT);
-	long long vp0 = vmpin_kib();
+	long long vp0 = aiot_vmpin_kib();
 
 	expect_int("root-register-2m-over-limit", reg(ctx, b, 2 * LIMIT), 1);
 	check_vmpin("root: 2 MiB registered", vp0, 2 * LIMIT / AIOT_KIB);
