@@ -805,3 +805,32 @@ struct aiot_res aiot_fixed_rw(io_context_t ctx, int fd, int write, void *buf,
 		kvec_aio_prep_pread_fixed(&cb, fd, buf, len, (long long)off, index);
 	return aiot_submit_wait(ctx, &cb);
 }
+
+int aiot_sysctl_write(const char *val)
+{
+	int fd = open(AIOT_SYSCTL, O_WRONLY | O_CLOEXEC), err = 0;
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, val, strlen(val));
+	if (n < 0)
+		err = -errno;
+	else if ((size_t)n != strlen(val))
+		err = -EIO;
+	close(fd);
+	return err;
+}
+
+int aiot_sysctl_read(void)
+{
+	FILE *f = fopen(AIOT_SYSCTL, "r");
+	int v = -100;
+
+	if (!f)
+		return -100;
+	if (fscanf(f, "%d", &v) != 1)
+		v = -100;
+	fclose(f);
+	return v;
+}

@@ -238,6 +238,12 @@ long long aiot_pins_out(void);
 /* CHECK that aiot_pins_out() returns to @base within 3 s (deferred unpins) */
 void aiot_pins_settle(const char *what, long long base);
 bool aiot_stats_present(void);
+/* the kvec path switch */
+#define AIOT_SYSCTL	"/proc/sys/fs/aio_kvec"
+/* write @val (e.g. "3\n") to AIOT_SYSCTL: 0 or -errno; async-signal-safe */
+int aiot_sysctl_write(const char *val);
+/* AIOT_SYSCTL's value, -100 when it cannot be read */
+int aiot_sysctl_read(void);
 /* VmPin of /proc/self/status, in KiB; -1 if absent */
 long long aiot_vmpin_kib(void);
 /* a read or write (@write) through registered buffer @index, and its result */

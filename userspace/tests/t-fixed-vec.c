@@ -44,7 +44,6 @@
 #include <signal.h>
 #include <sys/mman.h>
 
-#define SYSCTL		"/proc/sys/fs/aio_kvec"
 #define MODE_OFF	3
 #define SEED		4242
 #define BUFLEN		(2 * AIOT_MIB)
@@ -70,44 +69,11 @@ static bool unmapped;		/* U is gone: no checksum of what a read put there */
 static int sysctl_orig = -1;
 static char sysctl_orig_str[16];
 
-static int sysctl_write(const char *s)
-{
-	int sfd = open(SYSCTL, O_WRONLY), err = 0;
-
-	if (sfd < 0)
-		return -errno;
-	if (write(sfd, s, strlen(s)) != (ssize_t)strlen(s))
-		err = -errno;
-	close(sfd);
-	return err;
-}
-
-static int sysctl_read(void)
-{
-	FILE *f = fopen(SYSCTL, "r");
-	int v = -1;
-
-	if (!f)
-		return -1;
-	if (fscanf(f, "%d", &v) != 1)
-		v = -1;
-	fclose(f);
-	return v;
-}
-
 /* atexit and fatal signals: only async-signal-safe calls */
 static void sysctl_restore(void)
 {
-	int sfd;
-
-	if (sysctl_orig < 0)
-		return;
-	sfd = open(SYSCTL, O_WRONLY);
-	if (sfd >= 0) {
-		if (write(sfd, sysctl_orig_str, strlen(sysctl_orig_str)) < 0)
-			(void)0;
-		close(sfd);
-	}
+	if (sysctl_orig >= 0)
+		aiot_sysctl_write(sysctl_orig_str);
 }
 
 static void on_fatal(int sig)
@@ -124,9 +90,9 @@ static void sysctl_guard(void)
 	struct sigaction sa;
 	size_t i;
 
-	sysctl_orig = sysctl_read();
+	sysctl_orig = aiot_sysctl_read();
 	if (sysctl_orig < 0)
-		aiot_die("cannot read %s", SYSCTL);
+		aiot_die("cannot read %s", AIOT_SYSCTL);
 	snprintf(sysctl_orig_str, sizeof(sysctl_orig_str), "%d\n", sysctl_orig);
 	atexit(sysctl_restore);
 	memset(&sa, 0, sizeof(sa));
@@ -143,11 +109,11 @@ static void sysctl_set(int v)
 	int err;
 
 	snprintf(s, sizeof(s), "%d\n", v);
-	err = sysctl_write(s);
+	err = aiot_sysctl_write(s);
 	if (err)
 		aiot_die("fs.aio_kvec = %d: %s", v, aiot_rstr(err));
-	if (sysctl_read() != v)
-		aiot_die("fs.aio_kvec = %d did not stick (reads %d)", v, sysctl_read());
+	if (aiot_sysctl_read() != v)
+		aiot_die("fs.aio_kvec = %d did not stick (reads %d)", v, aiot_sysctl_read());
 }
 
 /* Registered pages not yet released, system-wide. */
@@ -752,8 +718,8 @@ int main(void)
 	aiot_require_size(16 * REGION);
 	sysctl_guard();
 	/* the features this test is about, each a clear failure if missing */
-	ret = sysctl_write("3\n");
-	if (ret || sysctl_read() != MODE_OFF)
+	ret = aiot_sysctl_write("3\n");
+	if (ret || aiot_sysctl_read() != MODE_OFF)
 		aiot_die("fs.aio_kvec = 3 (every iocb on the stock path) refused: %s; "
 			 "kernel without the off mode", aiot_rstr(ret ? ret : -EINVAL));
 	sysctl_set(sysctl_orig);

@@ -39,7 +39,7 @@
 #include <time.h>
 
 #define MIB		AIOT_MIB
-#define SYSCTL		"/proc/sys/fs/aio_kvec"
+#define SYSCTL		AIOT_SYSCTL
 
 /* Device layout. */
 #define M_W		0		/* munmap: 8 write slots of 1 MiB */
@@ -611,22 +611,10 @@ static char sysctl_saved[16];
 static atomic_int flip_stop;
 static long flips;
 
-static int sysctl_write(const char *val)
-{
-	int f = open(SYSCTL, O_WRONLY | O_CLOEXEC), err = 0;
-
-	if (f < 0)
-		return -errno;
-	if (write(f, val, strlen(val)) < 0)
-		err = -errno;
-	close(f);
-	return err;
-}
-
 static void sysctl_restore(void)
 {
 	if (sysctl_saved[0])
-		sysctl_write(sysctl_saved);
+		aiot_sysctl_write(sysctl_saved);
 }
 
 static void *flipper(void *arg)
@@ -637,7 +625,7 @@ static void *flipper(void *arg)
 
 	(void)arg;
 	while (!atomic_load(&flip_stop)) {
-		err = sysctl_write(vals[flips % 3]);
+		err = aiot_sysctl_write(vals[flips % 3]);
 		if (err) {
 			CHECK(err == 0, "flipping %s: %s", SYSCTL, aiot_rstr(err));
 			break;

@@ -25,37 +25,9 @@
 #include <sys/mman.h>
 #include <sys/wait.h>
 
-#define SYSCTL	"/proc/sys/fs/aio_kvec"
 #define SEED	9500
 #define LEN	65536
 #define WOFF	(4 * LEN)	/* where the path cases write */
-
-static int sysctl_write(const char *val)
-{
-	int fd = open(SYSCTL, O_WRONLY);
-	ssize_t n;
-	int err;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, val, strlen(val));
-	err = n < 0 ? -errno : 0;
-	close(fd);
-	return err;
-}
-
-static int sysctl_read(void)
-{
-	FILE *f = fopen(SYSCTL, "r");
-	int v = -100;
-
-	if (!f)
-		aiot_die("%s: %s", SYSCTL, strerror(errno));
-	if (fscanf(f, "%d", &v) != 1)
-		v = -100;
-	fclose(f);
-	return v;
-}
 
 /* The value found at the start, written back at exit (aiot_die included). */
 static int saved = -1;
@@ -68,8 +40,8 @@ static void restore_sysctl(void)
 	if (saved < 0 || getpid() != main_pid)
 		return;
 	snprintf(val, sizeof(val), "%d", saved);
-	if (sysctl_write(val))
-		fprintf(stderr, "t-sysctl: could not restore %s to %d\n", SYSCTL, saved);
+	if (aiot_sysctl_write(val))
+		fprintf(stderr, "t-sysctl: could not restore %s to %d\n", AIOT_SYSCTL, saved);
 }
 
 /* A non-root process may read the switch but not flip it. */
@@ -86,12 +58,12 @@ static void check_non_root(void)
 	if (pid == 0) {
 		if (setgid(65534) || setuid(65534))
 			_exit(2);
-		_exit(sysctl_write("1") == -EACCES ? 0 : 1);
+		_exit(aiot_sysctl_write("1") == -EACCES ? 0 : 1);
 	}
 	if (waitpid(pid, &status, 0) != pid)
 		aiot_die("waitpid: %s", strerror(errno));
 	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
-	      "non-root write to %s was not refused with EACCES (status %#x)", SYSCTL,
+	      "non-root write to %s was not refused with EACCES (status %#x)", AIOT_SYSCTL,
 	      status);
 	aiot_R("non-root write: %s", WIFEXITED(status) && !WEXITSTATUS(status) ?
 	       "EACCES" : "allowed");
@@ -196,7 +168,7 @@ static void fixed_off(io_context_t ctx, int fd)
 	struct iocb cb;
 	int ret;
 
-	CHECK(sysctl_write("3") == 0, "writing 3 failed");
+	CHECK(aiot_sysctl_write("3") == 0, "writing 3 failed");
 	ret = kvec_aio_register(ctx, &iov, 1);
 	aiot_R("sysctl 3 register: %s", aiot_rstr(ret));
 	if (!CHECK(ret == 1, "register under sysctl 3: %s", aiot_rstr(ret))) {
@@ -254,28 +226,28 @@ int main(void)
 	long res;
 
 	aiot_init("t-sysctl");
-	if (access(SYSCTL, F_OK) || !aiot_stats_present())
-		aiot_skip("%s or /proc/fs/aio_kvec absent: no kvec path", SYSCTL);
-	v = sysctl_read();
-	CHECK(v >= 0 && v <= 3, "%s reads %d", SYSCTL, v);
+	if (access(AIOT_SYSCTL, F_OK) || !aiot_stats_present())
+		aiot_skip("%s or /proc/fs/aio_kvec absent: no kvec path", AIOT_SYSCTL);
+	v = aiot_sysctl_read();
+	CHECK(v >= 0 && v <= 3, "%s reads %d", AIOT_SYSCTL, v);
 	main_pid = getpid();
 	saved = v >= 0 && v <= 3 ? v : 0;
 	atexit(restore_sysctl);
 	CHECK(aiot_stat("fallback_disabled") >= 0, "no fallback_disabled in /proc/fs/aio_kvec");
 
-	CHECK(sysctl_write("3") == 0 && sysctl_read() == 3, "writing 3 failed");
-	CHECK(sysctl_write("2") == 0 && sysctl_read() == 2, "writing 2 failed");
-	CHECK(sysctl_write("1") == 0 && sysctl_read() == 1, "writing 1 failed");
+	CHECK(aiot_sysctl_write("3") == 0 && aiot_sysctl_read() == 3, "writing 3 failed");
+	CHECK(aiot_sysctl_write("2") == 0 && aiot_sysctl_read() == 2, "writing 2 failed");
+	CHECK(aiot_sysctl_write("1") == 0 && aiot_sysctl_read() == 1, "writing 1 failed");
 	for (i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
-		int err = sysctl_write(refused[i]);
+		int err = aiot_sysctl_write(refused[i]);
 
 		aiot_R("write %s: %s, value %d", refused[i], aiot_rstr(err),
-		       sysctl_read());
+		       aiot_sysctl_read());
 		CHECK(err == -EINVAL, "write %s gave %s, want EINVAL", refused[i],
 		      aiot_rstr(err));
-		CHECK(sysctl_read() == 1, "refused write %s changed the value", refused[i]);
+		CHECK(aiot_sysctl_read() == 1, "refused write %s changed the value", refused[i]);
 	}
-	CHECK(sysctl_write("0") == 0 && sysctl_read() == 0, "writing 0 failed");
+	CHECK(aiot_sysctl_write("0") == 0 && aiot_sysctl_read() == 0, "writing 0 failed");
 	check_non_root();
 
 	aiot_require_size(4 * AIOT_MIB);
@@ -287,7 +259,7 @@ int main(void)
 	for (i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
 		const struct path_case *c = &paths[i];
 
-		v = sysctl_write(c->sysctl);
+		v = aiot_sysctl_write(c->sysctl);
 		CHECK(v == 0, "%s: writing %s: %s", c->tag, c->sysctl, aiot_rstr(v));
 		res = raw_rw(ctx, fd, buf, c, SEED + 10 + i, &d);
 		aiot_R("%s: res %s kvec iocbs +%lld kiobuf iocbs +%lld fallback_disabled +%lld pinned %s",
@@ -310,8 +282,8 @@ int main(void)
 	fixed_off(ctx, fd);
 
 	snprintf(restore, sizeof(restore), "%d", saved);
-	v = sysctl_write(restore);
-	CHECK(v == 0 && sysctl_read() == saved, "restoring %s to %d: %s", SYSCTL, saved,
+	v = aiot_sysctl_write(restore);
+	CHECK(v == 0 && aiot_sysctl_read() == saved, "restoring %s to %d: %s", AIOT_SYSCTL, saved,
 	      aiot_rstr(v));
 	saved = -1;	/* done: nothing for the exit handler */
 	free(buf);
