@@ -297,7 +297,8 @@ checkpatch: $(BUILD)/.tree-stamp
 # the kernel does not provide (vmlinux would not link).
 I386_KOBJ := $(BUILD)/obj-i386
 I386_OBJS := $(addprefix block/,blk-kvec.o blk-kvec-dio.o blk-kvec-table.o \
-	     blk-kvec-kiobuf.o blk-kvec-stats.o blk-kvec-test.o fops.o) fs/aio.o
+	     blk-kvec-kiobuf.o blk-kvec-stats.o blk-kvec-file.o blk-kvec-test.o \
+	     fops.o) fs/aio.o
 I386_MAKE := $(MAKE) -C $(TREE) O=$(I386_KOBJ) ARCH=i386 -j$(JOBS) \
 	     $(if $(CCACHE),CC="ccache gcc")
 
