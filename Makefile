@@ -45,7 +45,9 @@ SUBMAKE_VARS := KOBJ FRAGMENT APT_PKGS
 PASS_VARS := MAKEFLAGS SHELL O W C CC LD LLVM ARCH CROSS_COMPILE KCFLAGS \
 	     KBUILD_VERBOSE INSTALL CFLAGS LDFLAGS
 KVEC_ALL_MODES := stock kvec flag kiobuf
-KVEC_ALL_DEVS  := ram0 nullb0 nullb1 $(KVEC_REAL_DEVS)
+# filesystem targets of the t-file-* programs, FS@DEVICE (userspace/tests/run)
+KVEC_FS_TARGETS := ext4@nvme-4k xfs@nvme-512 ext4-1k@nullb1 xfs@ram0
+KVEC_ALL_DEVS  := ram0 nullb0 nullb1 $(KVEC_REAL_DEVS) $(KVEC_FS_TARGETS)
 
 cmdline_vars := $(foreach v,$(.VARIABLES),$(if $(filter command line,$(origin $(v))),$(v)))
 unknown_vars := $(filter-out $(USER_VARS) $(SUBMAKE_VARS) $(PASS_VARS),$(cmdline_vars))
@@ -76,7 +78,7 @@ export V
 
 APT_PKGS := linux-source-6.1 gcc make git qemu-system-x86 libaio-dev liburing-dev fio bc \
 	    bison flex libelf-dev libssl-dev dwarves cpio ccache gnuplot-nox \
-	    jq python3 kmod pkgconf groff-base gcc-multilib
+	    jq python3 kmod pkgconf groff-base gcc-multilib xfsprogs
 
 .PHONY: help setup tree kernel userspace test test-debug test-valgrind bench profile refresh checkpatch check-i386 check-bisect sizes clean install uninstall
 
@@ -235,9 +237,10 @@ $(BUILD)/%-guest.config: $(TOP)/qemu/kvec.config $(TOP)/qemu/%.config
 
 # KASAN under TCG makes every case several times slower, so few devices:
 # nullb1 is memory backed and has null_blk's bad blocks for t-fault; the two
-# NVMe namespaces have the 4-byte DMA alignment that cuts bios inside pages.
-# DEBUG_DEVS= changes the set.
-DEBUG_DEVS ?= nullb1 nvme-512 nvme-4k
+# NVMe namespaces have the 4-byte DMA alignment that cuts bios inside pages;
+# XFS on the 512-byte one for the t-file-* programs.  DEBUG_DEVS= changes
+# the set.
+DEBUG_DEVS ?= nullb1 nvme-512 nvme-4k xfs@nvme-512
 
 test-debug: setup
 	@$(MAKE) $(DEBUG_FRAGMENT) userspace

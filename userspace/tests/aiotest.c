@@ -17,6 +17,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
@@ -833,4 +834,202 @@ int aiot_sysctl_read(void)
 		v = -100;
 	fclose(f);
 	return v;
+}
+
+/* ------------------------------------------------------ filesystem targets */
+
+#define AIOT_MAX_FILES	16
+static char *aiot_files[AIOT_MAX_FILES];
+static int aiot_nfiles;
+static pid_t aiot_files_owner;
+
+static void aiot_files_cleanup(void)
+{
+	int i;
+
+	if (getpid() != aiot_files_owner)
+		return;		/* a forked child exiting: not its files */
+	for (i = 0; i < aiot_nfiles; i++) {
+		unlink(aiot_files[i]);
+		free(aiot_files[i]);
+	}
+	aiot_nfiles = 0;
+}
+
+void aiot_init_file(const char *name)
+{
+	struct statfs sfs;
+	struct stat st;
+	char *s;
+
+	aiot_init(name);
+	aiot.dir = getenv("AIOT_DIR");
+	if (!aiot.dir || !*aiot.dir)
+		aiot_skip("AIOT_DIR not set: a filesystem test (the runner's filesystem targets)");
+	if (stat(aiot.dir, &st) < 0 || !S_ISDIR(st.st_mode))
+		aiot_die("AIOT_DIR=%s: not a directory", aiot.dir);
+	if ((unsigned long long)st.st_dev != aiot.rdev)
+		aiot_die("AIOT_DIR=%s is not on AIOT_DEV=%s", aiot.dir, aiot.dev);
+	if (statfs(aiot.dir, &sfs) < 0)
+		aiot_die("statfs %s: %s", aiot.dir, strerror(errno));
+	switch ((unsigned long)sfs.f_type) {
+	case 0xef53:
+		aiot.fs = "ext4";
+		break;
+	case 0x58465342:
+		aiot.fs = "xfs";
+		break;
+	default:
+		s = malloc(32);
+		if (!s)
+			aiot_die("malloc");
+		snprintf(s, 32, "fs-%lx", (unsigned long)sfs.f_type);
+		aiot.fs = s;
+	}
+	aiot.fsbs = (unsigned int)sfs.f_bsize;
+	aiot_files_owner = getpid();
+	atexit(aiot_files_cleanup);
+	fprintf(stderr, "%s: dir %s fs %s block %u\n", name, aiot.dir, aiot.fs, aiot.fsbs);
+}
+
+const char *aiot_file_path(const char *tag)
+{
+	static char path[4][512];
+	static unsigned int next;
+	char *p = path[next++ % 4];
+
+	snprintf(p, 512, "%s/%s.%s", aiot.dir, aiot_name, tag);
+	return p;
+}
+
+int aiot_file_create(const char *tag, int flags)
+{
+	const char *path = aiot_file_path(tag);
+	int fd = open(path, O_CREAT | O_TRUNC | flags, 0600), i;
+
+	if (fd < 0)
+		aiot_die("create %s (flags %#x): %s", path, flags, strerror(errno));
+	for (i = 0; i < aiot_nfiles; i++)
+		if (!strcmp(aiot_files[i], path))
+			return fd;
+	if (aiot_nfiles == AIOT_MAX_FILES)
+		aiot_die("more than %d test files", AIOT_MAX_FILES);
+	aiot_files[aiot_nfiles] = strdup(path);
+	if (!aiot_files[aiot_nfiles])
+		aiot_die("strdup");
+	aiot_nfiles++;
+	return fd;
+}
+
+int aiot_file_open(const char *tag, int flags)
+{
+	const char *path = aiot_file_path(tag);
+	int fd = open(path, flags);
+
+	if (fd < 0)
+		aiot_die("open %s (flags %#x): %s", path, flags, strerror(errno));
+	return fd;
+}
+
+long long aiot_fsize(int fd)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		aiot_die("fstat: %s", strerror(errno));
+	return (long long)st.st_size;
+}
+
+void aiot_img_init(struct aiot_img *img)
+{
+	img->b = aiot_alloc(AIOT_IMG_MAX);
+	memset(img->b, 0, AIOT_IMG_MAX);
+	img->size = 0;
+}
+
+void aiot_img_free(struct aiot_img *img)
+{
+	free(img->b);
+	img->b = NULL;
+}
+
+static void img_grow(struct aiot_img *img, uint64_t end)
+{
+	if (end > AIOT_IMG_MAX)
+		aiot_die("file image: %llu bytes, more than %llu",
+			 (unsigned long long)end, (unsigned long long)AIOT_IMG_MAX);
+	if (end > img->size)
+		img->size = end;
+}
+
+void aiot_img_write(struct aiot_img *img, uint64_t off, uint64_t len, uint64_t seed)
+{
+	img_grow(img, off + len);
+	aiot_fill(img->b + off, len, seed, off);
+}
+
+void aiot_img_copy(struct aiot_img *img, uint64_t off, const void *buf, uint64_t len)
+{
+	img_grow(img, off + len);
+	memcpy(img->b + off, buf, len);
+}
+
+void aiot_img_truncate(struct aiot_img *img, uint64_t size)
+{
+	img_grow(img, size);
+	if (size < img->size)
+		memset(img->b + size, 0, img->size - size);
+	img->size = size;
+}
+
+void aiot_img_zero(struct aiot_img *img, uint64_t off, uint64_t len)
+{
+	if (off >= img->size)
+		return;
+	if (off + len > img->size)
+		len = img->size - off;
+	memset(img->b + off, 0, len);
+}
+
+bool aiot_img_check(const char *what, int fd, const struct aiot_img *img)
+{
+	long long size = aiot_fsize(fd);
+	size_t cap = aiot_round_up(img->size ? img->size : 1, AIOT_PAGE) + AIOT_PAGE;
+	uint8_t *buf;
+	size_t got = 0, i;
+	bool ok;
+
+	if (!CHECK(size == (long long)img->size, "%s: i_size %lld, want %llu", what, size,
+		   (unsigned long long)img->size))
+		return false;
+	buf = aiot_alloc(cap);
+	while (got < cap) {
+		ssize_t n = pread(fd, buf + got, cap - got, (off_t)got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (!CHECK(n >= 0, "%s: pread at %zu: %s", what, got, strerror(errno))) {
+			free(buf);
+			return false;
+		}
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	ok = CHECK(got == img->size, "%s: read %zu bytes of a %llu-byte file", what, got,
+		   (unsigned long long)img->size);
+	if (ok && !aiot.nodata && memcmp(buf, img->b, img->size)) {
+		for (i = 0; buf[i] == img->b[i]; i++)
+			;
+		aiot_fail_at(__FILE__, __LINE__, "file == image",
+			     "%s: file byte %zu is %#x, want %#x", what, i, buf[i], img->b[i]);
+		ok = false;
+	}
+	free(buf);
+	return ok;
+}
+
+const char *aiot_img_crc(const struct aiot_img *img)
+{
+	return aiot_crcstr(img->b, img->size);
 }

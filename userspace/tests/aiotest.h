@@ -17,6 +17,9 @@
  *   AIOT_NODATA  1: the device does not store data (null_blk without
  *                memory_backed): data comparisons and checksums are skipped,
  *                all res/errno checks and R lines (without crc) remain.
+ *   AIOT_DIR     (t-file-* only) a directory on a filesystem mounted from
+ *                AIOT_DEV; AIOT_DEV then serves for the device's geometry
+ *                (logical block size, DMA alignment) and is not written.
  */
 #ifndef AIOTEST_H
 #define AIOTEST_H
@@ -71,6 +74,10 @@ struct aiot_env {
 	unsigned int lbs;	/* BLKSSZGET: logical block size */
 	unsigned int dma_mask;	/* queue/dma_alignment: buffer address mask */
 	unsigned long long rdev;	/* st_rdev of AIOT_DEV */
+	/* filesystem targets only (aiot_init_file) */
+	const char *dir;	/* AIOT_DIR: where the test makes its files */
+	const char *fs;		/* "ext4", "xfs" or "fs-<magic>" (statfs) */
+	unsigned int fsbs;	/* the filesystem's block size (statfs f_bsize) */
 };
 extern struct aiot_env aiot;
 extern int aiot_failures;
@@ -249,6 +256,51 @@ long long aiot_vmpin_kib(void);
 /* a read or write (@write) through registered buffer @index, and its result */
 struct aiot_res aiot_fixed_rw(io_context_t ctx, int fd, int write, void *buf,
 			      size_t len, uint64_t off, unsigned int index);
+
+/*
+ * Filesystem targets (the t-file-* programs).  aiot_init_file() is
+ * aiot_init() plus AIOT_DIR: it skips (77) when AIOT_DIR is unset, fails
+ * when AIOT_DIR is not on AIOT_DEV, and fills aiot.dir, aiot.fs and
+ * aiot.fsbs.  The runner runs these programs only on filesystem targets.
+ */
+void aiot_init_file(const char *name);
+/*
+ * open(AIOT_DIR/<test>.<tag>, O_CREAT | O_TRUNC | @flags, 0600): a file of
+ * this test, removed when the process that created it exits (exit(), not
+ * _exit() or a signal), so that every mode starts from the same directory.
+ * Failure ends the test.  aiot_file_open() opens it again (no O_CREAT).
+ */
+int aiot_file_create(const char *tag, int flags);
+int aiot_file_open(const char *tag, int flags);
+const char *aiot_file_path(const char *tag);
+/* i_size by fstat(2); failure ends the test */
+long long aiot_fsize(int fd);
+
+/*
+ * What a file should hold: an image in memory that follows the writes
+ * (aiot_fill's patterns, so any range can be checked wherever it lands)
+ * and size changes.  aiot_img_check() reads the whole file through @fd
+ * with pread(2) (O_DIRECT or not: the buffer and length are page-rounded)
+ * and CHECKs size and bytes.  Images hold at most AIOT_IMG_MAX bytes.
+ */
+#define AIOT_IMG_MAX	(8 * AIOT_MIB)
+struct aiot_img {
+	uint8_t *b;
+	uint64_t size;
+};
+void aiot_img_init(struct aiot_img *img);
+void aiot_img_free(struct aiot_img *img);
+/* the file was written at [off, off+len) with pattern @seed; grows size */
+void aiot_img_write(struct aiot_img *img, uint64_t off, uint64_t len, uint64_t seed);
+/* the file was written at [off, off+len) from @buf */
+void aiot_img_copy(struct aiot_img *img, uint64_t off, const void *buf, uint64_t len);
+/* ftruncate(@size): bytes past it are gone, a larger size reads zeros */
+void aiot_img_truncate(struct aiot_img *img, uint64_t size);
+/* [off, off+len) reads as zeros now (hole punched, zeroed), size kept */
+void aiot_img_zero(struct aiot_img *img, uint64_t off, uint64_t len);
+bool aiot_img_check(const char *what, int fd, const struct aiot_img *img);
+/* " crc=.." of the image's bytes [0, size) (aiot_crcstr) */
+const char *aiot_img_crc(const struct aiot_img *img);
 
 static inline uint64_t aiot_round_up(uint64_t v, uint64_t a)
 {
