@@ -36,7 +36,7 @@ export KVEC_REAL_DEVS := nvme-512 nvme-4k virtio-4k scsi-4k
 # A variable on the command line that is neither one of them nor one that
 # make, kbuild or the sub-makes read stops make: a typo such as QUIK=1
 # would otherwise silently start the 43-minute full benchmark.
-USER_VARS := QUICK REPS RUNTIME GUESTS KVEC_TESTS KVEC_MODES KVEC_DEVS SHARDS \
+USER_VARS := QUICK REPS RUNTIME GUESTS SAVE KVEC_TESTS KVEC_MODES KVEC_DEVS SHARDS \
 	     DEBUG_DEVS DEBUG_SHARDS JOBS ACCEL KEEP_RUNS V FULL PROFILE_ARGS \
 	     PREFIX DESTDIR TARBALL
 # set by this Makefile on its own sub-makes' command lines
@@ -65,6 +65,7 @@ check-set = $(if $(call given,$(1)),$(if $(filter-out $(2),$($(1))),$(error $(1)
 check-bool = $(if $(call given,$(1)),$(if $(filter-out 0 1,$($(1))),$(error $(1)=$($(1)): must be 0 or 1)))
 $(call check-bool,QUICK)
 $(call check-bool,FULL)
+$(call check-bool,SAVE)
 $(foreach v,REPS RUNTIME GUESTS SHARDS DEBUG_SHARDS JOBS,$(call check-num,$(v),1))
 $(call check-num,KEEP_RUNS,0)
 $(call check-set,V,0 1 2,a verbosity)
@@ -107,6 +108,8 @@ help:
 	@echo
 	@echo "Variables (make TARGET VAR=value; any other on the command line is refused):"
 	@echo "  QUICK=0         bench: 1 runs the quick subset (0: the full matrix, about 43 min)"
+	@echo "  SAVE=0          bench: 1 writes the run to benchmarks/results/<stamp>/, to commit"
+	@echo "                  (0: build/bench/<stamp>/)"
 	@echo "  REPS=3          bench: repetitions of each point"
 	@echo "  RUNTIME=        bench: ms of guest time per run (default 300 quick, 200 full)"
 	@echo "  GUESTS=$(NPROC)        bench: icount guests booted side by side (default: host CPUs)"
@@ -258,7 +261,7 @@ test-valgrind:
 
 bench: setup
 	@$(MAKE) kernel userspace
-	@$(TOP)/benchmarks/run $(if $(filter 1,$(QUICK)),--quick)
+	@$(TOP)/benchmarks/run $(if $(filter 1,$(QUICK)),--quick) $(if $(filter 1,$(SAVE)),--save)
 
 # The profiling guest: the plain fragment plus perf events and symbols, so
 # that the figures stay those of the benchmark kernel as far as possible.
