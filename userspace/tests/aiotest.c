@@ -795,6 +795,22 @@ long long aiot_vmpin_kib(void)
 	return v;
 }
 
+struct aiot_res aiot_fsync_report(io_context_t ctx, const char *tag, int fd,
+				  int datasync)
+{
+	struct aiot_res r;
+	struct iocb cb;
+
+	if (datasync)
+		io_prep_fdsync(&cb, fd);
+	else
+		io_prep_fsync(&cb, fd);
+	aiot_mark(&cb);
+	r = aiot_submit_wait(ctx, &cb);
+	aiot_report(tag, r, NULL, 0);
+	return r;
+}
+
 struct aiot_res aiot_fixed_rw(io_context_t ctx, int fd, int write, void *buf,
 			      size_t len, uint64_t off, unsigned int index)
 {

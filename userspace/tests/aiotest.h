@@ -254,6 +254,12 @@ int aiot_sysctl_read(void);
 /* VmPin of /proc/self/status, in KiB; -1 if absent */
 long long aiot_vmpin_kib(void);
 /* a read or write (@write) through registered buffer @index, and its result */
+/*
+ * IOCB_CMD_FDSYNC (@datasync) or IOCB_CMD_FSYNC on @fd, submitted, waited
+ * for and reported as an R line named @tag.
+ */
+struct aiot_res aiot_fsync_report(io_context_t ctx, const char *tag, int fd,
+				  int datasync);
 struct aiot_res aiot_fixed_rw(io_context_t ctx, int fd, int write, void *buf,
 			      size_t len, uint64_t off, unsigned int index);
 

@@ -61,16 +61,8 @@ static void wv(const char *name, int fd, int rwflags, uint64_t off, uint64_t see
 
 static void fsync_op(const char *name, int fd, int datasync)
 {
-	struct aiot_res r;
-	struct iocb cb;
+	struct aiot_res r = aiot_fsync_report(ctx, name, fd, datasync);
 
-	if (datasync)
-		io_prep_fdsync(&cb, fd);
-	else
-		io_prep_fsync(&cb, fd);
-	aiot_mark(&cb);
-	r = aiot_submit_wait(ctx, &cb);
-	aiot_report(name, r, NULL, 0);
 	CHECK(aiot_is(r, 0), "%s: %s", name, aiot_resstr(r));
 }
 

@@ -369,17 +369,7 @@ static void sync_write(const char *tag, int fd, int rwflags, struct aiot_img *im
 
 static void fsync_op(const char *tag, int fd, int datasync)
 {
-	struct aiot_res r;
-	struct iocb cb;
-
-	if (datasync)
-		io_prep_fdsync(&cb, fd);
-	else
-		io_prep_fsync(&cb, fd);
-	aiot_mark(&cb);
-	r = aiot_submit_wait(ctx, &cb);
-	aiot_report(tag, r, NULL, 0);
-	expect(tag, r, 0);
+	expect(tag, aiot_fsync_report(ctx, tag, fd, datasync), 0);
 }
 
 static void test_dsync(void)
