@@ -81,7 +81,7 @@ APT_PKGS := linux-source-6.1 gcc make git qemu-system-x86 libaio-dev liburing-de
 	    bison flex libelf-dev libssl-dev dwarves cpio ccache gnuplot-nox \
 	    jq python3 kmod pkgconf groff-base gcc-multilib xfsprogs
 
-.PHONY: help setup tree kernel userspace test test-debug test-valgrind bench profile refresh checkpatch check-i386 check-bisect sizes clean install uninstall
+.PHONY: help setup tree kernel userspace test test-debug test-valgrind bench-kernel bench profile refresh checkpatch check-i386 check-bisect sizes clean install uninstall
 
 help:
 	@echo "kvec-aio targets:"
@@ -92,8 +92,11 @@ help:
 	@echo "  test        setup, kernel, userspace, then run the suite in a QEMU guest"
 	@echo "  test-debug  the suite and fault injection on a debug kernel (KASAN, lockdep, kmemleak)"
 	@echo "  test-valgrind every test program under valgrind memcheck in the guest (leaks, memory errors)"
-	@echo "  bench       setup, kernel, userspace, then run the benchmark matrix (QUICK=1: subset)"
-	@echo "  profile     instructions per I/O by kernel symbol, per path (perf in an icount guest)"
+	@echo "  bench-kernel the benchmark kernel: kernel's config plus qemu/bench.config (-O2,"
+	@echo "              Debian's preemption model) in build/obj-bench"
+	@echo "  bench       setup, bench-kernel, userspace, then run the benchmark matrix (QUICK=1: subset)"
+	@echo "  profile     instructions per I/O by kernel symbol, per path (perf in an icount guest,"
+	@echo "              the benchmark kernel)"
 	@echo "  refresh     format-patch build/linux's commits back into kvec/, aio-glue/ and series"
 	@echo "  checkpatch  scripts/checkpatch.pl --strict on every patch, then check-i386"
 	@echo "  check-i386  compile the series' objects for i386 (W=1, no 64-bit division)"
@@ -259,20 +262,26 @@ test-valgrind:
 	@$(QRUN) --cpus 2 --mem 2G --timeout 3600 --append "$(GUEST_DEVS)" \
 		-- $(TOP)/userspace/tests/run-valgrind
 
-bench: setup
-	@$(MAKE) kernel userspace
-	@$(TOP)/benchmarks/run $(if $(filter 1,$(QUICK)),--quick) $(if $(filter 1,$(SAVE)),--save)
+# The benchmark kernel: the test fragment plus qemu/bench.config (-O2 and
+# Debian's preemption model), built apart; make profile samples the same
+# kernel.  make test's smoke run keeps the test kernel, so that CI builds
+# one kernel.
+BENCH_KOBJ     := $(BUILD)/obj-bench
+BENCH_FRAGMENT := $(BUILD)/bench-guest.config
+BENCH_KERNEL   := $(BENCH_KOBJ)/arch/x86/boot/bzImage
 
-# The profiling guest: the plain fragment plus perf events and symbols, so
-# that the figures stay those of the benchmark kernel as far as possible.
-PERF_KOBJ     := $(BUILD)/obj-perf
-PERF_FRAGMENT := $(BUILD)/perf-guest.config
+bench-kernel: setup
+	@$(MAKE) $(BENCH_FRAGMENT)
+	@$(MAKE) kernel KOBJ=$(BENCH_KOBJ) FRAGMENT=$(BENCH_FRAGMENT)
 
-profile:
+bench: bench-kernel
+	@$(MAKE) userspace
+	@KERNEL=$(BENCH_KERNEL) $(TOP)/benchmarks/run $(if $(filter 1,$(QUICK)),--quick) $(if $(filter 1,$(SAVE)),--save)
+
+profile: bench-kernel
 	@$(MAKE) setup APT_PKGS="$(APT_PKGS) linux-perf"
-	@$(MAKE) $(PERF_FRAGMENT) userspace
-	@$(MAKE) kernel KOBJ=$(PERF_KOBJ) FRAGMENT=$(PERF_FRAGMENT)
-	@KERNEL=$(PERF_KOBJ)/arch/x86/boot/bzImage $(TOP)/benchmarks/profile $(PROFILE_ARGS)
+	@$(MAKE) userspace
+	@KERNEL=$(BENCH_KERNEL) $(TOP)/benchmarks/profile $(PROFILE_ARGS)
 
 # Patches whose subject starts with "aio:" belong to the fs/aio.c glue, the
 # rest to the kvec core.
