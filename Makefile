@@ -44,7 +44,7 @@ SUBMAKE_VARS := KOBJ FRAGMENT APT_PKGS
 # read by make itself, kbuild (make -C build/linux) or userspace/Makefile
 PASS_VARS := MAKEFLAGS SHELL O W C CC LD LLVM ARCH CROSS_COMPILE KCFLAGS \
 	     KBUILD_VERBOSE INSTALL CFLAGS LDFLAGS
-KVEC_ALL_MODES := stock kvec flag kiobuf
+KVEC_ALL_MODES := stock kvec flag kiobuf stock-pin
 # filesystem targets of the t-file-* programs, FS@DEVICE (userspace/tests/run)
 KVEC_FS_TARGETS := ext4@nvme-4k xfs@nvme-512 ext4-1k@nullb1 xfs@ram0
 KVEC_ALL_DEVS  := ram0 nullb0 nullb1 $(KVEC_REAL_DEVS) $(KVEC_FS_TARGETS)

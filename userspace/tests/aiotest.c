@@ -259,8 +259,12 @@ void aiot_init(const char *name)
 	} else if (!strcmp(mode, "kiobuf")) {
 		aiot.mode = AIOT_KIOBUF;
 		aiot.mode_name = "kiobuf";
+	} else if (!strcmp(mode, "stock-pin")) {
+		aiot.mode = AIOT_STOCK_PIN;
+		aiot.mode_name = "stock-pin";
 	} else {
-		aiot_die("AIOT_MODE=%s: want stock, kvec, flag or kiobuf", mode);
+		aiot_die("AIOT_MODE=%s: want stock, kvec, flag, kiobuf or stock-pin",
+			 mode);
 	}
 	nodata = getenv("AIOT_NODATA");
 	aiot.nodata = nodata && *nodata && strcmp(nodata, "0");

@@ -2,18 +2,18 @@
 /*
  * aiotest: shared helpers for the kvec-aio libaio test programs.
  *
- * Every test runs unchanged in four path modes (AIOT_MODE=stock, kvec,
- * flag, kiobuf) on one scratch block device (AIOT_DEV) and prints the
+ * Every test runs unchanged in five path modes (AIOT_MODE=stock, kvec,
+ * flag, kiobuf, stock-pin) on one scratch block device (AIOT_DEV) and prints the
  * outcomes that must not depend on the path as "R " lines on stdout; the
  * runner compares them between modes.  Diagnostics go to stderr.  Exit status: 0 pass,
  * 1 fail, 77 skip (after "SKIP: reason" on stdout).
  *
  * Environment:
  *   AIOT_DEV     block device to test (required; overwritten freely)
- *   AIOT_MODE    stock | kvec | flag | kiobuf (default stock).  In flag mode
- *                every iocb submitted through these helpers carries
- *                IOCB_FLAG_KVEC; the runner sets fs.aio_kvec for the others
- *                (0, 1, 0, 2).
+ *   AIOT_MODE    stock | kvec | flag | kiobuf | stock-pin (default stock).
+ *                In flag mode every iocb submitted through these helpers
+ *                carries IOCB_FLAG_KVEC; the runner sets fs.aio_kvec for
+ *                the others (0, 1, 0, 2, 4).
  *   AIOT_NODATA  1: the device does not store data (null_blk without
  *                memory_backed): data comparisons and checksums are skipped,
  *                all res/errno checks and R lines (without crc) remain.
@@ -62,7 +62,14 @@
 /* Seconds any wait for a completion may take before the test fails. */
 #define AIOT_TIMEOUT_S		60
 
-enum aiot_mode { AIOT_STOCK, AIOT_KVEC, AIOT_FLAG, AIOT_KIOBUF };
+enum aiot_mode { AIOT_STOCK, AIOT_KVEC, AIOT_FLAG, AIOT_KIOBUF, AIOT_STOCK_PIN };
+
+/*
+ * stock and stock-pin: unflagged iocbs take the stock path (pinning its
+ * pages in stock-pin, fs.aio_kvec = 4), not the kvec path.
+ */
+#define aiot_mode_is_stock() \
+	(aiot.mode == AIOT_STOCK || aiot.mode == AIOT_STOCK_PIN)
 
 /* Filled by aiot_init(). */
 struct aiot_env {

@@ -46,7 +46,7 @@ static struct snap snap(void)
 
 static bool check_stats(void)
 {
-	return aiot.mode != AIOT_STOCK && aiot_stats_present();
+	return !aiot_mode_is_stock() && aiot_stats_present();
 }
 
 int main(void)

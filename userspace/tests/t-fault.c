@@ -298,8 +298,8 @@ static struct kst kst_now(void)
 static void kst_check(const char *phase, struct kst k0, int accepted, int failed)
 {
 	struct kst k = kst_now();
-	long long ws = aiot.mode == AIOT_STOCK ? 0 : accepted;
-	long long we = aiot.mode == AIOT_STOCK ? 0 : failed;
+	long long ws = aiot_mode_is_stock() ? 0 : accepted;
+	long long we = aiot_mode_is_stock() ? 0 : failed;
 
 	if (k0.submitted < 0)
 		return;

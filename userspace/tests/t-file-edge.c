@@ -564,7 +564,7 @@ int main(void)
 	aiot_init_file("t-file-edge");
 	lbs = aiot.lbs;
 	fsbs = aiot.fsbs;
-	kvec_counts = aiot.mode != AIOT_STOCK && aiot_stat("file_iocbs") >= 0 &&
+	kvec_counts = !aiot_mode_is_stock() && aiot_stat("file_iocbs") >= 0 &&
 		      aiot_stat("fallback_unaligned") >= 0 && aiot_stat("fallback_fault") >= 0;
 	ctx = aiot_ctx(8);
 	buf = aiot_alloc(BUFLEN);

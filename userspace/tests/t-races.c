@@ -59,7 +59,7 @@ static io_context_t ctx;
 static void kvec_count(const char *what, long long sub0, long long comp0, long long accepted)
 {
 	long long sub = aiot_stat("iocbs_submitted"), comp = aiot_stat("iocbs_completed");
-	long long want = aiot.mode == AIOT_STOCK ? 0 : accepted;
+	long long want = aiot_mode_is_stock() ? 0 : accepted;
 
 	if (sub0 < 0)
 		return;

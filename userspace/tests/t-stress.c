@@ -261,7 +261,7 @@ int main(void)
 
 	if (sub0 >= 0) {
 		long long got = aiot_stat("iocbs_submitted") - sub0;
-		long long want = aiot.mode == AIOT_STOCK ? nflagged : done;
+		long long want = aiot_mode_is_stock() ? nflagged : done;
 
 		fprintf(stderr, "t-stress: %lld reads, %lld writes, %lld vectored, %lld MiB; kvec iocbs %lld (flagged %lld)\n",
 			nreads, nwrites, nvec, bytes >> 20, got, nflagged);
