@@ -3,8 +3,8 @@
  * aiotest: shared helpers for the kvec-aio libaio test programs.
  *
  * Every test runs unchanged in five path modes (AIOT_MODE=stock, kvec,
- * flag, kiobuf, stock-pin) on one scratch block device (AIOT_DEV) and prints the
- * outcomes that must not depend on the path as "R " lines on stdout; the
+ * flag, kiobuf, stock-pin) on one scratch block device (AIOT_DEV) and
+ * prints the outcomes that must not depend on the path as "R " lines on stdout; the
  * runner compares them between modes.  Diagnostics go to stderr.  Exit status: 0 pass,
  * 1 fail, 77 skip (after "SKIP: reason" on stdout).
  *
