@@ -10,7 +10,10 @@
  * rest is then drained.  --kvec sets IOCB_FLAG_KVEC on every iocb; --fixed
  * registers the buffers once (registered kvecs) and names them per iocb.
  * --uring does the same through io_uring (with --fixed, its registered
- * buffers), the reference the kvec paths are measured against.
+ * buffers), the reference the kvec paths are measured against; --regfile
+ * and --submit-wait add what fio's t/io_uring adds: a registered file, and
+ * the last submission of each round waiting for its events in the same
+ * io_uring_enter(), one system call where libaio makes two.
  *
  * Reported: IOPS, MiB/s, CPU time of the run, submit latency (one io_submit
  * call's time divided among the iocbs it queued) and completion latency
@@ -76,6 +79,8 @@ struct opts {
 	bool kvec;
 	bool fixed;		/* registered buffers: one per slot */
 	bool uring;		/* io_uring instead of libaio, for reference */
+	bool regfile;		/* io_uring: the file registered (fixed file) */
+	bool submit_wait;	/* io_uring: submit and wait in one enter */
 	uint64_t size;		/* 0: whole device */
 	uint64_t align;		/* random offsets; 0: = bs */
 	bool json;
@@ -135,6 +140,9 @@ static void usage(FILE *f)
 		"                       with --uring io_uring's (READ/WRITE_FIXED)\n"
 		"  --uring              io_uring (liburing) instead of libaio, the same\n"
 		"                       buffers, batches and reaping\n"
+		"  --regfile            with --uring: register the file, IOSQE_FIXED_FILE\n"
+		"  --submit-wait        with --uring: the submission before each reap\n"
+		"                       also waits for its events (one io_uring_enter)\n"
 		"  --size BYTES         use only the first BYTES of the device\n"
 		"  --offset-align BYTES alignment of random offsets (default bs)\n"
 		"  --json               one JSON object instead of key=value pairs\n"
@@ -240,7 +248,8 @@ static bool parse_count(const char *s, uint64_t max, uint64_t *out)
 static void parse_opts(int argc, char **argv, struct opts *o)
 {
 	enum { O_DEV = 256, O_RW, O_BS, O_QD, O_BATCH, O_IOS, O_TIME, O_KVEC,
-	       O_FIXED, O_URING, O_SIZE, O_ALIGN, O_JSON, O_HELP };
+	       O_FIXED, O_URING, O_REGFILE, O_SUBMIT_WAIT, O_SIZE, O_ALIGN, O_JSON,
+	       O_HELP };
 	static const struct option lopts[] = {
 		{ "dev", required_argument, NULL, O_DEV },
 		{ "rw", required_argument, NULL, O_RW },
@@ -252,6 +261,8 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		{ "kvec", no_argument, NULL, O_KVEC },
 		{ "fixed", no_argument, NULL, O_FIXED },
 		{ "uring", no_argument, NULL, O_URING },
+		{ "regfile", no_argument, NULL, O_REGFILE },
+		{ "submit-wait", no_argument, NULL, O_SUBMIT_WAIT },
 		{ "size", required_argument, NULL, O_SIZE },
 		{ "offset-align", required_argument, NULL, O_ALIGN },
 		{ "json", no_argument, NULL, O_JSON },
@@ -314,6 +325,12 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		case O_URING:
 			o->uring = true;
 			break;
+		case O_REGFILE:
+			o->regfile = true;
+			break;
+		case O_SUBMIT_WAIT:
+			o->submit_wait = true;
+			break;
 		case O_SIZE:
 			if (!parse_bytes(optarg, &o->size) || !o->size)
 				usage_err("bad --size '%s'", optarg);
@@ -342,6 +359,8 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		usage_err("--ios and --time exclude each other");
 	if (o->uring && o->kvec)
 		usage_err("--kvec is an aio flag; --uring does not take it");
+	if ((o->regfile || o->submit_wait) && !o->uring)
+		usage_err("--regfile and --submit-wait are io_uring's: add --uring");
 	if (!o->batch)
 		o->batch = o->qd;
 	if (o->batch > o->qd)
@@ -380,6 +399,10 @@ static void prep_sqe(struct io_uring *ring, const struct opts *o, struct slot *s
 		io_uring_prep_write(sqe, fd, s->buf, o->bs, s->off);
 	else
 		io_uring_prep_read(sqe, fd, s->buf, o->bs, s->off);
+	if (o->regfile) {
+		sqe->fd = 0;	/* index 0 of the registered files */
+		sqe->flags |= IOSQE_FIXED_FILE;
+	}
 	io_uring_sqe_set_data(sqe, s);
 }
 
@@ -556,12 +579,14 @@ static void report(const struct opts *o, const struct result *r)
 	int i;
 
 	if (!o->json) {
-		printf("dev=%s rw=%s bs=%llu qd=%u batch=%u kvec=%d fixed=%d uring=%d ios=%llu seconds=%.6f"
+		printf("dev=%s rw=%s bs=%llu qd=%u batch=%u kvec=%d fixed=%d uring=%d"
+		       " regfile=%d submit_wait=%d ios=%llu seconds=%.6f"
 		       " iops=%.1f mib_s=%.2f usr_s=%.3f sys_s=%.3f"
 		       " submit_lat_p50_us=%.2f submit_lat_p99_us=%.2f submit_lat_p999_us=%.2f"
 		       " clat_p50_us=%.2f clat_p99_us=%.2f clat_p999_us=%.2f",
 		       o->dev, rw_names[o->rw], (unsigned long long)o->bs, o->qd, o->batch,
-		       o->kvec, o->fixed, o->uring, (unsigned long long)r->ios, r->seconds,
+		       o->kvec, o->fixed, o->uring, o->regfile, o->submit_wait,
+		       (unsigned long long)r->ios, r->seconds,
 		       iops, mib_s,
 		       r->usr_s, r->sys_s, r->slat.p50, r->slat.p99, r->slat.p999,
 		       r->clat.p50, r->clat.p99, r->clat.p999);
@@ -580,14 +605,15 @@ static void report(const struct opts *o, const struct result *r)
 	printf("{\"dev\":");
 	json_str(o->dev);
 	printf(",\"rw\":\"%s\",\"bs\":%llu,\"qd\":%u,\"batch\":%u,\"kvec\":%s,\"fixed\":%s"
-	       ",\"uring\":%s"
+	       ",\"uring\":%s,\"regfile\":%s,\"submit_wait\":%s"
 	       ",\"ios\":%llu,\"seconds\":%.6f,\"iops\":%.1f,\"mib_s\":%.2f"
 	       ",\"usr_s\":%.3f,\"sys_s\":%.3f"
 	       ",\"submit_lat_us\":{\"p50\":%.2f,\"p99\":%.2f,\"p999\":%.2f}"
 	       ",\"clat_us\":{\"p50\":%.2f,\"p99\":%.2f,\"p999\":%.2f},\"kvec_stats\":",
 	       rw_names[o->rw], (unsigned long long)o->bs, o->qd, o->batch,
 	       o->kvec ? "true" : "false", o->fixed ? "true" : "false",
-	       o->uring ? "true" : "false",
+	       o->uring ? "true" : "false", o->regfile ? "true" : "false",
+	       o->submit_wait ? "true" : "false",
 	       (unsigned long long)r->ios, r->seconds,
 	       iops, mib_s, r->usr_s, r->sys_s, r->slat.p50, r->slat.p99,
 	       r->slat.p999, r->clat.p50, r->clat.p99, r->clat.p999);
@@ -703,6 +729,11 @@ int main(int argc, char **argv)
 	}
 	if (o.fixed)
 		register_bufs(ctx, o.uring ? &ring : NULL, slots, o.qd, o.bs);
+	if (o.regfile) {
+		ret = io_uring_register_files(&ring, &fd, 1);
+		if (ret)
+			die("--regfile: io_uring_register_files: %s", strerror(-ret));
+	}
 	lat_init(&slat, o.ios);
 	lat_init(&clat, o.ios);
 
@@ -746,7 +777,17 @@ int main(int argc, char **argv)
 				pending[i] = s;
 			}
 			t0 = now_ns();
-			ret = o.uring ? io_uring_submit(&ring) : io_submit(ctx, n, cbs);
+			if (o.submit_wait && !nfree) {
+				/* the reap below then finds its events in the ring */
+				unsigned int after = inflight + n;
+
+				ret = io_uring_submit_and_wait(&ring,
+						after < o.batch ? after : o.batch);
+			} else if (o.uring) {
+				ret = io_uring_submit(&ring);
+			} else {
+				ret = io_submit(ctx, n, cbs);
+			}
 			t1 = now_ns();
 			/* A full queue is no error while completions can free it. */
 			if (ret == -EAGAIN && inflight)
