@@ -13,7 +13,9 @@
  * buffers), the reference the kvec paths are measured against; --regfile
  * and --submit-wait add what fio's t/io_uring adds: a registered file, and
  * the last submission of each round waiting for its events in the same
- * io_uring_enter(), one system call where libaio makes two.
+ * io_uring_enter(), one system call where libaio makes two.  --thp puts
+ * the buffers side by side in transparent huge pages, and fails if the
+ * kernel does not back them with huge pages.
  *
  * Reported: IOPS, MiB/s, CPU time of the run, submit latency (one io_submit
  * call's time divided among the iocbs it queued) and completion latency
@@ -46,6 +48,7 @@
 #include <unistd.h>
 
 #include "kvec-aio.h"
+#include "thp-buf.h"
 
 #define IOCB_FLAG_KVEC		KVEC_AIO_FLAG_KVEC
 
@@ -81,6 +84,7 @@ struct opts {
 	bool uring;		/* io_uring instead of libaio, for reference */
 	bool regfile;		/* io_uring: the file registered (fixed file) */
 	bool submit_wait;	/* io_uring: submit and wait in one enter */
+	bool thp;		/* buffers in transparent huge pages */
 	uint64_t size;		/* 0: whole device */
 	uint64_t align;		/* random offsets; 0: = bs */
 	bool json;
@@ -145,6 +149,8 @@ static void usage(FILE *f)
 		"                       also waits for its events (one io_uring_enter)\n"
 		"  --size BYTES         use only the first BYTES of the device\n"
 		"  --offset-align BYTES alignment of random offsets (default bs)\n"
+		"  --thp                the buffers side by side in memory that\n"
+		"                       transparent huge pages back (MADV_HUGEPAGE)\n"
 		"  --json               one JSON object instead of key=value pairs\n"
 		"  --help\n", prog, DEF_IOS);
 }
@@ -248,8 +254,8 @@ static bool parse_count(const char *s, uint64_t max, uint64_t *out)
 static void parse_opts(int argc, char **argv, struct opts *o)
 {
 	enum { O_DEV = 256, O_RW, O_BS, O_QD, O_BATCH, O_IOS, O_TIME, O_KVEC,
-	       O_FIXED, O_URING, O_REGFILE, O_SUBMIT_WAIT, O_SIZE, O_ALIGN, O_JSON,
-	       O_HELP };
+	       O_FIXED, O_URING, O_REGFILE, O_SUBMIT_WAIT, O_SIZE, O_ALIGN, O_THP,
+	       O_JSON, O_HELP };
 	static const struct option lopts[] = {
 		{ "dev", required_argument, NULL, O_DEV },
 		{ "rw", required_argument, NULL, O_RW },
@@ -265,6 +271,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		{ "submit-wait", no_argument, NULL, O_SUBMIT_WAIT },
 		{ "size", required_argument, NULL, O_SIZE },
 		{ "offset-align", required_argument, NULL, O_ALIGN },
+		{ "thp", no_argument, NULL, O_THP },
 		{ "json", no_argument, NULL, O_JSON },
 		{ "help", no_argument, NULL, O_HELP },
 		{ NULL, 0, NULL, 0 },
@@ -339,6 +346,9 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 			if (!parse_bytes(optarg, &o->align) || !o->align)
 				usage_err("bad --offset-align '%s'", optarg);
 			break;
+		case O_THP:
+			o->thp = true;
+			break;
 		case O_JSON:
 			o->json = true;
 			break;
@@ -361,6 +371,8 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		usage_err("--kvec is an aio flag; --uring does not take it");
 	if ((o->regfile || o->submit_wait) && !o->uring)
 		usage_err("--regfile and --submit-wait are io_uring's: add --uring");
+	if (o->thp && o->bs % BUF_ALIGN)
+		usage_err("--thp: --bs must be a multiple of %u", BUF_ALIGN);
 	if (!o->batch)
 		o->batch = o->qd;
 	if (o->batch > o->qd)
@@ -570,6 +582,7 @@ struct result {
 	struct pct slat, clat;
 	bool ks_present, ks_have[KS_NR];
 	double ks_per_io[KS_NR];
+	long long thp_bytes;	/* of the buffers, with --thp; else -1 */
 };
 
 static void report(const struct opts *o, const struct result *r)
@@ -590,6 +603,8 @@ static void report(const struct opts *o, const struct result *r)
 		       iops, mib_s,
 		       r->usr_s, r->sys_s, r->slat.p50, r->slat.p99, r->slat.p999,
 		       r->clat.p50, r->clat.p99, r->clat.p999);
+		if (r->thp_bytes >= 0)
+			printf(" thp_bytes=%lld", r->thp_bytes);
 		if (!r->ks_present)
 			printf(" kvec_stats=none");
 		for (i = 0; r->ks_present && i < KS_NR; i++) {
@@ -609,7 +624,7 @@ static void report(const struct opts *o, const struct result *r)
 	       ",\"ios\":%llu,\"seconds\":%.6f,\"iops\":%.1f,\"mib_s\":%.2f"
 	       ",\"usr_s\":%.3f,\"sys_s\":%.3f"
 	       ",\"submit_lat_us\":{\"p50\":%.2f,\"p99\":%.2f,\"p999\":%.2f}"
-	       ",\"clat_us\":{\"p50\":%.2f,\"p99\":%.2f,\"p999\":%.2f},\"kvec_stats\":",
+	       ",\"clat_us\":{\"p50\":%.2f,\"p99\":%.2f,\"p999\":%.2f}",
 	       rw_names[o->rw], (unsigned long long)o->bs, o->qd, o->batch,
 	       o->kvec ? "true" : "false", o->fixed ? "true" : "false",
 	       o->uring ? "true" : "false", o->regfile ? "true" : "false",
@@ -617,6 +632,9 @@ static void report(const struct opts *o, const struct result *r)
 	       (unsigned long long)r->ios, r->seconds,
 	       iops, mib_s, r->usr_s, r->sys_s, r->slat.p50, r->slat.p99,
 	       r->slat.p999, r->clat.p50, r->clat.p99, r->clat.p999);
+	if (r->thp_bytes >= 0)
+		printf(",\"thp_bytes\":%lld", r->thp_bytes);
+	printf(",\"kvec_stats\":");
 	if (!r->ks_present) {
 		printf("null}\n");
 		return;
@@ -668,6 +686,9 @@ int main(int argc, char **argv)
 	uint64_t submitted = 0, completed = 0, t_start, t_end, deadline = 0;
 	bool is_write, is_rand, stop = false;
 	unsigned int i, nfree, inflight = 0;
+	char *thp_region = NULL;
+	size_t thp_len = 0;
+	long long thp_bytes;
 	int fd, ret, j;
 
 	parse_opts(argc, argv, &o);
@@ -693,11 +714,24 @@ int main(int argc, char **argv)
 	ev = calloc(o.qd, sizeof(*ev));
 	if (!slots || !freel || !cbs || !pending || !ev)
 		die("out of memory for %u slots", o.qd);
+	/* --thp: one region, the buffers side by side in its huge pages */
+	if (o.thp) {
+		thp_len = ((size_t)o.qd * o.bs + THP_BUF_SIZE - 1) &
+			  ~(THP_BUF_SIZE - 1);
+		thp_region = thp_buf_map(thp_len);
+		if (!thp_region)
+			die("--thp: %zu bytes in huge pages: %s", thp_len,
+			    strerror(errno));
+	}
 	for (i = 0; i < o.qd; i++) {
-		ret = posix_memalign(&slots[i].buf, BUF_ALIGN, o.bs);
-		if (ret)
-			die("posix_memalign %llu: %s", (unsigned long long)o.bs,
-			    strerror(ret));
+		if (o.thp) {
+			slots[i].buf = thp_region + (size_t)i * o.bs;
+		} else {
+			ret = posix_memalign(&slots[i].buf, BUF_ALIGN, o.bs);
+			if (ret)
+				die("posix_memalign %llu: %s",
+				    (unsigned long long)o.bs, strerror(ret));
+		}
 		/*
 		 * Write data is random rather than constant so that no layer
 		 * below can shortcut it (zero detection, compression); reads
@@ -717,6 +751,12 @@ int main(int argc, char **argv)
 		freel[i] = &slots[i];
 	}
 	nfree = o.qd;
+	/* a --thp figure is only one if the buffers really are huge pages */
+	thp_bytes = o.thp ? thp_buf_backed(thp_region, thp_len) : -1;
+	if (o.thp && (thp_bytes <= 0 ||
+		      (size_t)thp_bytes < ((size_t)o.qd * o.bs & ~(THP_BUF_SIZE - 1))))
+		die("--thp: only %lld of %llu buffer bytes in huge pages", thp_bytes,
+		    (unsigned long long)o.qd * o.bs);
 
 	if (o.uring) {
 		ret = io_uring_queue_init(o.qd, &ring, 0);
@@ -850,6 +890,7 @@ int main(int argc, char **argv)
 
 	memset(&r, 0, sizeof(r));
 	r.ios = completed;
+	r.thp_bytes = thp_bytes;
 	r.seconds = (double)(t_end - t_start) / 1e9;
 	if (r.seconds <= 0)
 		r.seconds = 1e-9;	/* keeps the rates finite */
@@ -870,7 +911,9 @@ int main(int argc, char **argv)
 	else
 		io_destroy(ctx);
 	close(fd);
-	for (i = 0; i < o.qd; i++)
+	if (o.thp)
+		munmap(thp_region, thp_len);
+	for (i = 0; !o.thp && i < o.qd; i++)
 		free(slots[i].buf);
 	free(slots);
 	free(freel);

@@ -5,6 +5,7 @@
  */
 #include "aiotest.h"
 #include "kvec-aio.h"
+#include "thp-buf.h"
 
 #include <endian.h>
 #include <errno.h>
@@ -342,6 +343,26 @@ void aiot_unmap(void *p, size_t len)
 {
 	if (munmap(p, len) < 0)
 		aiot_die("munmap %zu: %s", len, strerror(errno));
+}
+
+void *aiot_map_thp(size_t len)
+{
+	void *p = thp_buf_map(len);
+
+	if (!p)
+		aiot_die("huge-page buffer of %zu bytes: %s (a kernel without THP?)",
+			 len, strerror(errno));
+	memset(p, AIOT_POISON, len);
+	return p;
+}
+
+uint64_t aiot_thp_bytes(const void *p, size_t len)
+{
+	long long n = thp_buf_backed(p, len);
+
+	if (n < 0)
+		aiot_die("/proc/self/smaps: %s", strerror(errno));
+	return (uint64_t)n;
 }
 
 void *aiot_hole(size_t len)

@@ -136,6 +136,15 @@ void *aiot_map(size_t len);		/* mmap RW anonymous; aiot_unmap() */
 void aiot_unmap(void *p, size_t len);
 /* An address range that is certainly not mapped (mapped, then unmapped). */
 void *aiot_hole(size_t len);
+/*
+ * Anonymous memory on 2 MiB boundaries, madvise(MADV_HUGEPAGE)d before it
+ * is touched, so that transparent huge pages back it; free with
+ * aiot_unmap().  Dies if the kernel has no THP (madvise fails).
+ */
+#define AIOT_THP_SIZE		(2 * AIOT_MIB)	/* x86-64's huge page */
+void *aiot_map_thp(size_t len);
+/* Bytes of [p, p + len) that huge pages back (AnonHugePages of smaps). */
+uint64_t aiot_thp_bytes(const void *p, size_t len);
 
 /*
  * Deterministic data: the byte at device offset o written with @seed is a
