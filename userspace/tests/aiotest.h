@@ -141,7 +141,6 @@ void *aiot_hole(size_t len);
  * is touched, so that transparent huge pages back it; free with
  * aiot_unmap().  Dies if the kernel has no THP (madvise fails).
  */
-#define AIOT_THP_SIZE		(2 * AIOT_MIB)	/* x86-64's huge page */
 void *aiot_map_thp(size_t len);
 /* Bytes of [p, p + len) that huge pages back (AnonHugePages of smaps). */
 uint64_t aiot_thp_bytes(const void *p, size_t len);

@@ -10,13 +10,14 @@
  * written, and the bytes around the read must stay untouched.
  */
 #include "aiotest.h"
+#include "thp-buf.h"
 
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
-#define REGION	(4 * AIOT_THP_SIZE)
+#define REGION	(4 * THP_BUF_SIZE)
 
 static const uint64_t sizes[] = {
 	4 * AIOT_KIB, 64 * AIOT_KIB, 1 * AIOT_MIB, 2 * AIOT_MIB,
@@ -51,7 +52,7 @@ int main(void)
 		const struct { const char *name; uint64_t at; } bufs[] = {
 			{ "folio-start", 0 },
 			{ "in-folio", 16 * AIOT_KIB },
-			{ "across", AIOT_THP_SIZE - 8 * AIOT_KIB },
+			{ "across", THP_BUF_SIZE - 8 * AIOT_KIB },
 		};
 
 		if (sz % aiot.lbs)
