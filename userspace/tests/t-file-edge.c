@@ -17,9 +17,10 @@
  *    unmapped (iomap submits the first page, then fails the whole I/O with
  *    EFAULT: what reached the device or the buffer is recorded), a read into
  *    a read-only mapping, a write from one (works), a vectored I/O with a bad
- *    second segment, a 2 MiB read whose last page is bad; i_size and the
- *    file's contents after each failed write.  Partly pinnable buffers count
- *    in fallback_fault in the kvec modes;
+ *    second segment, a 2 MiB read whose last page is bad, and a one-page
+ *    unmapped buffer and read into read-only memory; i_size and the file's
+ *    contents after each failed write.  Partly pinnable buffers, and the
+ *    one-page ones, count in fallback_fault in the kvec modes;
  *  - RWF_NOWAIT: reads and overwrites of written blocks, writes into a hole,
  *    an unwritten extent, past EOF and of less than a filesystem block;
  *    with a dirty page cache page (buffered write on a second descriptor)
@@ -305,6 +306,13 @@ static void test_efault(void)
 	if (aiot_is(r, (long)len))
 		aiot_img_write(&img, 196608, len, SEED + 204);
 	aiot_img_check("after a write from read-only memory", fd, &img);
+
+	/* one page, which the kvec import pins on a path of its own */
+	hole = aiot_hole(AIOT_PAGE);
+	fault_case(fd, "one-page-unmapped", hole, false, AIOT_PAGE, 0, true, 1, true);
+	fault_case(fd, "one-page-read-only", ro + AIOT_PAGE, false, AIOT_PAGE, 196608, false,
+		   1, true);
+	aiot_img_check("after the one-page EFAULT cases", fd, &img);
 
 	/* vectored: the second of three segments unmapped */
 	memset(buf, AIOT_POISON, 2 * AIOT_PAGE);
